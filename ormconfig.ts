@@ -1,0 +1,45 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { ApiKey, OperatorKey } from './src/auth/api-key.entity.js';
+import { Merchant } from './src/merchants/merchant.entity.js';
+import { Store } from './src/stores/store.entity.js';
+import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
+
+/** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
+export type DatabaseTarget = { url: string } | { pglite: PGlite };
+
+export const entities = [Merchant, Store, ApiKey, OperatorKey];
+export const migrations = [InitialSchema1763776800000];
+
+/**
+ * The one TypeORM options object, shared by the service and the migration CLI.
+ * Schema changes are committed migrations; the service runs them at start-up under an advisory lock.
+ */
+export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
+  const common = {
+    type: 'postgres' as const,
+    entities,
+    migrations,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+  };
+  if ('pglite' in target) {
+    // PGlite serves one connection; node-postgres talks to it in-process through PGlite's adapter.
+    return { ...common, poolSize: 1, extra: createPgConfig(target.pglite) };
+  }
+  return {
+    ...common,
+    url: target.url,
+    poolSize: 10,
+    // Answer fast when the database is unreachable instead of hanging the request.
+    extra: { connectionTimeoutMillis: 3000, statement_timeout: 15000, query_timeout: 20000 },
+  };
+}
+
+/** For the TypeORM CLI (`npm run migration:generate -- src/database/migrations/name`), against PostgreSQL. */
+export default new DataSource(
+  dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' }),
+);

@@ -1,0 +1,50 @@
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import type { DataSource } from 'typeorm';
+import { AuthModule } from './auth/auth.module.js';
+import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
+import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
+import { ProblemsModule } from './common/problems/problems.module.js';
+import { loggerOptions } from './common/logging/logger-options.js';
+import { StrictValidationPipe } from './common/validation/validation.pipe.js';
+import { APP_CONFIG, type AppConfig } from './config/app.config.js';
+import { HealthModule } from './health/health.module.js';
+import { MerchantsModule } from './merchants/merchants.module.js';
+import { StoresModule } from './stores/stores.module.js';
+
+@Module({})
+export class AppModule implements NestModule {
+  /** The whole service over an open, migrated database (see database/database.ts). */
+  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ [APP_CONFIG]: config })] }),
+        LoggerModule.forRoot(loggerOptions(config)),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSource.options,
+          dataSourceFactory: async () => dataSource,
+        }),
+        AuthModule,
+        MerchantsModule,
+        StoresModule,
+        HealthModule,
+        ProblemsModule,
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: APP_PIPE, useClass: StrictValidationPipe },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+      exports: [APP_CONFIG],
+      global: true,
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(JsonBodyMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+  }
+}

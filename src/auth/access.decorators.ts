@@ -1,0 +1,70 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Scope } from './api-key.entity.js';
+
+export const ACCESS_RULE = 'size-fit:access-rule';
+export const STORE_PARAM = 'store_id';
+
+/**
+ * Who may call a route. Every route declares exactly one rule; the global guard refuses routes that declare none.
+ * - `public`: no key (health, docs, problem pages).
+ * - `operator`: only the operator bootstrap key.
+ * - `merchant`: a merchant key holding `scope` (or `admin`). With `store`, the route names a store in its
+ *   `store_id` path parameter and the key must be unrestricted or bound to that store. With `unrestricted`, a
+ *   store-bound key is refused whatever its scopes.
+ */
+export type AccessRule =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'operator' }
+  | { readonly kind: 'merchant'; readonly scope: Scope; readonly store: boolean; readonly unrestricted: boolean };
+
+/** The route needs no key. Only for health, documentation and problem pages. */
+export const Public = () => applyDecorators(SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule));
+
+/** The route takes only the operator bootstrap key. */
+export const OperatorOnly = () =>
+  applyDecorators(
+    SetMetadata(ACCESS_RULE, { kind: 'operator' } satisfies AccessRule),
+    ApiBearerAuth('operator'),
+    ApiExtension('x-credential', 'operator bootstrap key'),
+    ApiUnauthorizedResponse({ description: 'No key, or not the operator bootstrap key (`unauthenticated`).' }),
+    ApiForbiddenResponse({ description: 'A merchant key (`insufficient_scope`).' }),
+  );
+
+/** The route takes a merchant key with `scope` (an admin key always qualifies), optionally bound to the path's store. */
+export function RequireScope(scope: Scope, options: { store?: boolean; unrestricted?: boolean } = {}) {
+  const rule: AccessRule = {
+    kind: 'merchant',
+    scope,
+    store: options.store ?? false,
+    unrestricted: options.unrestricted ?? false,
+  };
+  return applyDecorators(
+    SetMetadata(ACCESS_RULE, rule),
+    ApiBearerAuth('api_key'),
+    ApiExtension('x-credential', describeRule(rule)),
+    ApiUnauthorizedResponse({ description: 'No key, or an unknown, revoked or expired key (`unauthenticated`).' }),
+    ApiForbiddenResponse({
+      description: rule.store
+        ? 'The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`).'
+        : 'The key lacks the scope or credential level (`insufficient_scope`).',
+    }),
+    ...(rule.store ? [ApiNotFoundResponse({ description: 'No such store of this merchant (`not_found`).' })] : []),
+  );
+}
+
+/** One line per rule, used in the OpenAPI document and in the reviewed permission table. */
+export function describeRule(rule: AccessRule | undefined): string {
+  if (rule === undefined) return 'UNDECLARED';
+  switch (rule.kind) {
+    case 'public':
+      return 'public';
+    case 'operator':
+      return 'operator bootstrap key';
+    case 'merchant': {
+      const scope = rule.scope === 'admin' ? 'admin' : `${rule.scope} or admin`;
+      const binding = rule.unrestricted ? 'unrestricted key' : rule.store ? 'key of that store or unrestricted' : 'any store binding';
+      return `merchant key: ${scope}; ${binding}`;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Page } from '../common/http/pagination.js';
+import { PageQuery } from '../common/http/pagination.js';
+import { ApiPage } from '../common/http/api-page.decorator.js';
+import { RequireScope } from './access.decorators.js';
+import { ApiKeysService } from './api-keys.service.js';
+import { CreateApiKeyRequest } from './dto/create-api-key.request.js';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
+import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
+
+@ApiTags('API keys')
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @RequireScope('admin', { unrestricted: true })
+  @ApiOperation({ summary: 'Issue a key', description: 'The response carries the secret, once.' })
+  @ApiCreatedResponse({ type: CreatedApiKeyResponse })
+  issue(@CurrentPrincipal() principal: MerchantPrincipal, @Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    return this.apiKeys.issue(principal, body);
+  }
+
+  @Get()
+  @RequireScope('admin', { unrestricted: true })
+  @ApiOperation({ summary: 'List keys', description: 'Newest first, revoked keys included. Never shows a secret.' })
+  @ApiPage(ApiKeyResponse)
+  list(@CurrentPrincipal() principal: MerchantPrincipal, @Query() page: PageQuery): Promise<Page<ApiKeyResponse>> {
+    return this.apiKeys.list(principal, page);
+  }
+
+  @Delete(':key_id')
+  @HttpCode(200)
+  @RequireScope('admin')
+  @ApiOperation({
+    summary: 'Revoke a key',
+    description:
+      'Every later request with the key gets 401. Revoking a revoked key changes nothing. A key cannot revoke ' +
+      'itself (403 `cannot_revoke_self`). A store-bound admin key can revoke only keys of its own store.',
+  })
+  @ApiOkResponse({ type: ApiKeyResponse })
+  revoke(@CurrentPrincipal() principal: MerchantPrincipal, @Param('key_id') keyId: string): Promise<ApiKeyResponse> {
+    return this.apiKeys.revoke(principal, keyId);
+  }
+}

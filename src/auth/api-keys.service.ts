@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { ProblemError } from '../common/problems/problem.error.js';
+import { isId, newId } from '../common/http/ids.js';
+import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import { parseRfc3339 } from '../common/validation/rfc3339.js';
+import { Store } from '../stores/store.entity.js';
+import { ApiKey, type Scope } from './api-key.entity.js';
+import type { CreateApiKeyRequest } from './dto/create-api-key.request.js';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
+import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from './key-secret.js';
+import type { MerchantPrincipal } from './principal.js';
+
+/** `last_used_at` is written at most this often per key, so authentication stays a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface NewKey {
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly storeId: string | null;
+  readonly expiresAt: Date | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * The active key with this secret, or null. Looked up by digest on every request, with no cache, so that a
+   * revoked or expired key is refused from the very next request.
+   */
+  async authenticate(secret: string): Promise<ApiKey | null> {
+    if (!isWellFormedSecret(secret, MERCHANT_KEY_PREFIX)) return null;
+    const key = await this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('key')
+      .where('key.secret_digest = :digest', { digest: digestSecret(secret) })
+      .andWhere('key.revoked_at IS NULL')
+      .andWhere('(key.expires_at IS NULL OR key.expires_at > now())')
+      .getOne();
+    if (key && (key.lastUsedAt === null || Date.now() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)) {
+      await this.dataSource
+        .getRepository(ApiKey)
+        .createQueryBuilder()
+        .update()
+        .set({ lastUsedAt: () => 'now()' })
+        .where('id = :id', { id: key.id })
+        .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
+        .execute();
+    }
+    return key;
+  }
+
+  /** Creates a key and returns its record with the secret: the only time the secret exists outside the caller. */
+  async create(manager: EntityManager, merchantId: string, key: NewKey): Promise<CreatedApiKeyResponse> {
+    const secret = generateSecret(MERCHANT_KEY_PREFIX);
+    const record = manager.getRepository(ApiKey).create({
+      id: newId(),
+      merchantId,
+      storeId: key.storeId,
+      name: key.name,
+      scopes: [...key.scopes],
+      prefix: displayPrefix(secret),
+      secretDigest: digestSecret(secret),
+      expiresAt: key.expiresAt,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    await manager.getRepository(ApiKey).insert(record);
+    const saved = await manager.getRepository(ApiKey).findOneByOrFail({ id: record.id });
+    return CreatedApiKeyResponse.fromCreated(saved, secret);
+  }
+
+  async issue(principal: MerchantPrincipal, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    const scopes = [...new Set(request.scopes)];
+    const storeId = request.store_id ?? null;
+    const errors = [];
+    const adminOnly = scopes.length === 1 && scopes[0] === 'admin';
+    if (storeId === null && !adminOnly) {
+      errors.push({ field: 'store_id', code: 'required', message: 'store_id is required for every non-admin key' });
+    }
+    const expiresAt = request.expires_at === undefined ? null : parseRfc3339(request.expires_at);
+    if (expiresAt !== null) {
+      const now = new Date();
+      const limit = new Date(now);
+      limit.setUTCFullYear(limit.getUTCFullYear() + 1);
+      if (expiresAt <= now) {
+        errors.push({ field: 'expires_at', code: 'not_in_future', message: 'expires_at must be in the future' });
+      } else if (expiresAt > limit) {
+        errors.push({ field: 'expires_at', code: 'too_far_in_future', message: 'expires_at must be at most one year ahead' });
+      }
+    }
+    if (errors.length) throw ProblemError.validation(errors);
+
+    return this.dataSource.transaction(async (manager) => {
+      if (storeId !== null) {
+        const store = isId(storeId)
+          ? await manager.getRepository(Store).findOneBy({ id: storeId, merchantId: principal.merchantId })
+          : null;
+        if (!store) throw ProblemError.field('store_id', 'unknown_store', 'store_id is not a store of this merchant');
+      }
+      return this.create(manager, principal.merchantId, { name: request.name, scopes, storeId, expiresAt });
+    });
+  }
+
+  list(principal: MerchantPrincipal, page: PageQuery): Promise<Page<ApiKeyResponse>> {
+    const query = this.dataSource
+      .getRepository(ApiKey)
+      .createQueryBuilder('key')
+      .where('key.merchant_id = :merchantId', { merchantId: principal.merchantId });
+    return paginate(query, page, ApiKeyResponse.from);
+  }
+
+  /**
+   * Revokes a key of the caller's merchant; a store-bound admin key reaches only keys of its own store. Revoking a
+   * revoked key changes nothing. A key never revokes itself: rotation creates the replacement first.
+   */
+  async revoke(principal: MerchantPrincipal, keyId: string): Promise<ApiKeyResponse> {
+    if (!isId(keyId)) throw ProblemError.notFound('API key');
+    if (keyId === principal.keyId) {
+      throw new ProblemError('cannot_revoke_self', 'A key cannot revoke itself; revoke it with another admin key');
+    }
+    const repository = this.dataSource.getRepository(ApiKey);
+    const where = {
+      id: keyId,
+      merchantId: principal.merchantId,
+      ...(principal.storeId === null ? {} : { storeId: principal.storeId }),
+    };
+    await repository
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'now()' })
+      .where({ ...where, revokedAt: IsNull() })
+      .execute();
+    const key = await repository.findOneBy(where);
+    if (!key) throw ProblemError.notFound('API key');
+    return ApiKeyResponse.from(key);
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { AccessGuard } from './access.guard.js';
+import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysService } from './api-keys.service.js';
+import { BearerStrategy } from './bearer.strategy.js';
+import { OperatorKeyService } from './operator-key.service.js';
+
+@Module({
+  imports: [PassportModule.register({ session: false })],
+  controllers: [ApiKeysController],
+  providers: [ApiKeysService, OperatorKeyService, BearerStrategy, { provide: APP_GUARD, useClass: AccessGuard }],
+  exports: [ApiKeysService],
+})
+export class AuthModule {}

@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SCOPES, type ApiKey, type Scope } from '../api-key.entity.js';
+
+export class ApiKeyResponse {
+  @ApiProperty({ format: 'uuid', description: 'The key identifier, used in DELETE /v1/api-keys/{key_id}.' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: an unrestricted admin key.' })
+  store_id: string | null;
+
+  @ApiProperty({ enum: SCOPES, isArray: true })
+  scopes: Scope[];
+
+  @ApiProperty({ description: 'The first 8 characters of the secret, to recognise the key.', example: 'sfk_7Hq2' })
+  prefix: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  expires_at: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  revoked_at: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Updated at most once a minute.' })
+  last_used_at: string | null;
+
+  static from(this: void, key: ApiKey): ApiKeyResponse {
+    return {
+      id: key.id,
+      name: key.name,
+      store_id: key.storeId,
+      scopes: key.scopes,
+      prefix: key.prefix,
+      created_at: key.createdAt.toISOString(),
+      expires_at: key.expiresAt?.toISOString() ?? null,
+      revoked_at: key.revokedAt?.toISOString() ?? null,
+      last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    };
+  }
+}
+
+export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiProperty({ description: 'The secret. Returned only in this response; store it now.', example: 'sfk_…' })
+  secret: string;
+
+  static fromCreated(key: ApiKey, secret: string): CreatedApiKeyResponse {
+    return { ...ApiKeyResponse.from(key), secret };
+  }
+}

@@ -1,0 +1,32 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsRfc3339 } from '../../common/validation/rfc3339.js';
+import { SCOPES, type Scope } from '../api-key.entity.js';
+
+export class CreateApiKeyRequest {
+  @ApiProperty({ description: 'A label for people.', example: 'Checkout backend', maxLength: 200 })
+  @Length(1, 200)
+  @IsString()
+  name: string;
+
+  @ApiPropertyOptional({
+    description: 'The store the key is bound to. Required unless scopes is exactly ["admin"] (an unrestricted admin key).',
+    format: 'uuid',
+  })
+  @IsOptional()
+  @IsString()
+  store_id?: string;
+
+  @ApiProperty({ enum: SCOPES, isArray: true, example: ['events'] })
+  @IsIn(SCOPES, { each: true, message: `each scope must be one of ${SCOPES.join(', ')}` })
+  @ArrayUnique()
+  @ArrayMaxSize(SCOPES.length)
+  @ArrayNotEmpty()
+  @IsArray()
+  scopes: Scope[];
+
+  @ApiPropertyOptional({ description: 'RFC 3339; in the future and at most one year ahead.', format: 'date-time' })
+  @IsOptional()
+  @IsRfc3339()
+  expires_at?: string;
+}

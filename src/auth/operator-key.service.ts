@@ -1,0 +1,49 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
+import { newId } from '../common/http/ids.js';
+import { OperatorKey } from './api-key.entity.js';
+import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from './key-secret.js';
+
+/**
+ * The operator bootstrap key, the only credential that may create merchants. Only its SHA-256 digest is kept: in
+ * memory when it comes from OPERATOR_BOOTSTRAP_KEY; in the database when the service made one itself, which it
+ * does once, on an embedded non-production start, printing the secret that one time.
+ */
+@Injectable()
+export class OperatorKeyService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(OperatorKeyService.name);
+  private digest: string | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.operatorBootstrapKey !== null) {
+      this.digest = digestSecret(this.config.operatorBootstrapKey);
+      return;
+    }
+    const repository = this.dataSource.getRepository(OperatorKey);
+    const stored = await repository.findOne({ where: {}, order: { createdAt: 'ASC' } });
+    if (stored) {
+      this.digest = stored.secretDigest;
+      this.logger.log('operator bootstrap key: using the one created on first start (set OPERATOR_BOOTSTRAP_KEY to replace it)');
+      return;
+    }
+    const secret = generateSecret(OPERATOR_KEY_PREFIX);
+    await repository.insert({ id: newId(), secretDigest: digestSecret(secret) });
+    this.digest = digestSecret(secret);
+    // Printed straight to the terminal, once, and never logged: this is the only time anyone sees it.
+    process.stdout.write(
+      `\nOperator bootstrap key (shown once; only its digest is stored):\n\n    ${secret}\n\n` +
+        'Use it to create merchants: POST /v1/merchants. Set OPERATOR_BOOTSTRAP_KEY to use your own.\n\n',
+    );
+  }
+
+  matches(secret: string): boolean {
+    return this.digest !== null && digestsEqual(digestSecret(secret), this.digest);
+  }
+}

@@ -1,0 +1,41 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Scope } from './api-key.entity.js';
+import type { Store } from '../stores/store.entity.js';
+
+/** Who is calling, as established by the bearer guard. */
+export type Principal = OperatorPrincipal | MerchantPrincipal;
+
+export interface OperatorPrincipal {
+  readonly kind: 'operator';
+}
+
+export interface MerchantPrincipal {
+  readonly kind: 'merchant';
+  readonly keyId: string;
+  readonly merchantId: string;
+  /** `null`: the key is unrestricted (merchant-wide). */
+  readonly storeId: string | null;
+  readonly scopes: readonly Scope[];
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by the guard on routes that name a store the caller may use. */
+    store?: Store;
+  }
+}
+
+/** The authenticated merchant key. Throws if the route was not guarded by a merchant rule (a programming error). */
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): MerchantPrincipal => {
+  const principal = context.switchToHttp().getRequest<Request>().user as Principal | undefined;
+  if (principal?.kind !== 'merchant') throw new Error('CurrentPrincipal used on a route without a merchant rule');
+  return principal;
+});
+
+/** The store named by the path, already checked against the caller's merchant and store binding. */
+export const CurrentStore = createParamDecorator((_: unknown, context: ExecutionContext): Store => {
+  const store = context.switchToHttp().getRequest<Request>().store;
+  if (!store) throw new Error('CurrentStore used on a route without a store rule');
+  return store;
+});

@@ -1,0 +1,104 @@
+/**
+ * Every error code the API can answer with: its status, its title and the page served at `/problems/{code}`.
+ * Clients branch on `status` and `code`; both are stable.
+ */
+export const PROBLEMS = {
+  invalid_json: {
+    status: 400,
+    title: 'Malformed JSON',
+    description: 'The request body is not valid JSON, or is not a JSON object where one is expected.',
+  },
+  validation_failed: {
+    status: 400,
+    title: 'Validation failed',
+    description:
+      'A field breaks a rule, a required field is missing, a field is unknown, or a query parameter is invalid. ' +
+      '`errors` lists each offending field with a stable `code`. Unknown fields are refused so that a typo never ' +
+      'silently becomes a default. An API key sent anywhere but the Authorization header is refused here too.',
+  },
+  event_type_reserved: {
+    status: 400,
+    title: 'Event type reserved',
+    description: 'The event type is recorded by the service itself and cannot be sent to the events endpoint.',
+  },
+  session_mismatch: {
+    status: 400,
+    title: 'Session does not fit the event',
+    description: 'The session named by the event belongs to another product or store, or was created after the event.',
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Unauthenticated',
+    description:
+      'No API key was sent, or the key is unknown, revoked or expired. Send `Authorization: Bearer <API_KEY>`.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    description:
+      'The key is valid but lacks the scope or credential level this route needs: for example a store-bound key ' +
+      'where an unrestricted admin key is required, or a merchant key on an operator route.',
+  },
+  store_forbidden: {
+    status: 403,
+    title: 'Store forbidden',
+    description: 'The key is bound to one store and the request names another store (whether or not it exists).',
+  },
+  cannot_revoke_self: {
+    status: 403,
+    title: 'Cannot revoke the calling key',
+    description:
+      'A key cannot revoke itself. To rotate, create the replacement key first, then revoke the old one with it.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    description: 'The route or the resource does not exist, or belongs to another merchant.',
+  },
+  event_conflict: {
+    status: 409,
+    title: 'Event conflict',
+    description: 'An event with the same source and external_id was already recorded with a different payload.',
+  },
+  session_state_conflict: {
+    status: 409,
+    title: 'Session state conflict',
+    description: "The session's state does not allow this step (for example a second decision).",
+  },
+  duplicate: {
+    status: 409,
+    title: 'Duplicate',
+    description: 'Another resource of this store already uses this external_id (or other unique value).',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The body is over the limit: 64 KiB for one object, 1 MiB for a batch.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'A request with a body must send `Content-Type: application/json` (UTF-8).',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limited',
+    description: 'Too many requests. Wait for the number of seconds in `Retry-After`.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description: 'Something failed inside the service. Quote the request_id when reporting it.',
+  },
+  unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The database is unreachable. Retry later; no data was written by the failed request.',
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export function isProblemCode(value: string): value is ProblemCode {
+  return Object.hasOwn(PROBLEMS, value);
+}

@@ -1,0 +1,118 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
+import { type FieldError, ProblemError } from './problem.error.js';
+import { isDatabaseUnavailable } from '../../database/database-errors.js';
+
+/** The RFC 9457 body every 4xx/5xx answer carries. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code: ProblemCode;
+  request_id: string;
+  errors?: readonly FieldError[];
+}
+
+const CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  403: 'insufficient_scope',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/**
+ * The one place where errors become HTTP answers. Known errors map to their stable code; anything unknown
+ * becomes a 500 that reveals nothing (the full error goes to the log, tagged with the request id).
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemDetails');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const problem = this.toProblem(exception);
+
+    if (problem.code === 'internal_error') {
+      this.logger.error({ err: exception, request_id: request.id }, 'unhandled error');
+    }
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
+    const body: ProblemBody = {
+      type: `/problems/${problem.code}`,
+      title: PROBLEMS[problem.code].title,
+      status: problem.status,
+      ...(problem.detail ? { detail: problem.detail } : {}),
+      code: problem.code,
+      request_id: String(request.id ?? ''),
+      ...(problem.errors?.length ? { errors: problem.errors } : {}),
+    };
+    response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
+  }
+
+  private toProblem(exception: unknown): ProblemError {
+    if (exception instanceof ProblemError) return exception;
+    if (exception instanceof HttpException) return fromHttpException(exception);
+    const bodyParserProblem = fromBodyParserError(exception);
+    if (bodyParserProblem) return bodyParserProblem;
+    if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
+    return new ProblemError('internal_error');
+  }
+}
+
+function fromHttpException(exception: HttpException): ProblemError {
+  const status = exception.getStatus();
+  const code = CODE_BY_STATUS[status];
+  if (status === 404) return new ProblemError('not_found', 'No such route');
+  if (status === 429) {
+    return new ProblemError('rate_limited', 'Too many requests');
+  }
+  if (code && status < 500) return new ProblemError(code, clientMessage(exception));
+  if (code === 'unavailable') return new ProblemError('unavailable', 'The database is unreachable');
+  if (status === 405) return new ProblemError('not_found', 'No such route');
+  if (status >= 400 && status < 500) return new ProblemError('validation_failed', clientMessage(exception));
+  return new ProblemError('internal_error');
+}
+
+/** Nest's own 4xx messages are safe to show; anything else is summarised by the code's title. */
+function clientMessage(exception: HttpException): string | undefined {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (typeof message === 'string') return message;
+  if (Array.isArray(message)) return message.join('; ');
+  return undefined;
+}
+
+/** Errors raised by Express's body parser carry a `type` and a status. */
+function fromBodyParserError(exception: unknown): ProblemError | null {
+  if (typeof exception !== 'object' || exception === null) return null;
+  const { type, status } = exception as { type?: unknown; status?: unknown };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ProblemError('invalid_json', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return new ProblemError('payload_too_large', 'The request body is over the size limit');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new ProblemError('unsupported_media_type', 'The request body must be UTF-8 JSON');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ProblemError('validation_failed', 'The request body could not be read');
+    default:
+      return typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500
+        ? new ProblemError('validation_failed', 'The request body could not be read')
+        : null;
+  }
+}

@@ -1,0 +1,29 @@
+import { registerDecorator, type ValidationOptions } from 'class-validator';
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** Parses an RFC 3339 timestamp (a time zone is required); `null` for anything else, including impossible dates. */
+export function parseRfc3339(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const match = RFC3339.exec(value);
+  if (!match) return null;
+  const [, year, month, day, hour, minute, second] = match.map(Number);
+  const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
+  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return null;
+  const time = Date.parse(value.toUpperCase());
+  return Number.isNaN(time) ? null : new Date(time);
+}
+
+export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isRfc3339',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `${String(propertyName)} must be an RFC 3339 timestamp with a time zone`, ...options },
+      validator: { validate: (value: unknown) => parseRfc3339(value) !== null },
+    });
+}

@@ -1,0 +1,72 @@
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
+import { type FieldError, ProblemError } from '../problems/problem.error.js';
+
+/** class-validator constraint names → the stable `snake_case` codes clients see in `errors[].code`. */
+const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
+  whitelistValidation: 'unknown_field',
+  isDefined: 'required',
+  isNotEmpty: 'required',
+  isString: 'must_be_string',
+  isInt: 'must_be_integer',
+  isNumber: 'must_be_number',
+  isBoolean: 'must_be_boolean',
+  isArray: 'must_be_array',
+  isObject: 'must_be_object',
+  isIn: 'not_allowed_value',
+  isEnum: 'not_allowed_value',
+  arrayNotEmpty: 'must_not_be_empty',
+  arrayUnique: 'must_be_unique',
+  arrayMaxSize: 'too_many_items',
+  maxLength: 'too_long',
+  isLength: 'invalid_length',
+  minLength: 'too_short',
+  min: 'too_small',
+  max: 'too_large',
+  isUuid: 'must_be_id',
+  matches: 'invalid_format',
+};
+
+/**
+ * Validation for every body and query: unknown fields are refused (a typo never silently becomes a default),
+ * values are converted to the declared types, and each failure becomes one entry of a 400 problem.
+ */
+@Injectable()
+export class StrictValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      validationError: { target: false, value: false },
+      stopAtFirstError: true,
+      exceptionFactory: (errors) => ProblemError.validation(flatten(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isDto = metadata.metatype !== undefined && this.toValidate(metadata);
+    if (isDto && metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw new ProblemError('invalid_json', 'The request body must be a JSON object');
+    }
+    return super.transform(value ?? {}, metadata);
+  }
+}
+
+function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
+      field,
+      code: CONSTRAINT_CODES[constraint] ?? toSnakeCase(constraint),
+      message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
+    }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+function toSnakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}

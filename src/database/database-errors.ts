@@ -1,0 +1,32 @@
+/** PostgreSQL error classes that mean "the database cannot serve us right now" rather than "bad query". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-3])/;
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Cannot use a pool after calling end',
+  'PGlite is closed',
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (typeof current !== 'object') return false;
+    const { code, message, driverError, cause } = current as {
+      code?: unknown;
+      message?: unknown;
+      driverError?: unknown;
+      cause?: unknown;
+    };
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+    current = driverError ?? cause;
+  }
+  return false;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const driverError = (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? error;
+  const { code, constraint: name } = (driverError ?? {}) as { code?: string; constraint?: string };
+  return code === '23505' && (constraint === undefined || name === constraint);
+}

@@ -1,0 +1,51 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { dataSourceOptions } from '../../ormconfig.js';
+import { type AppConfig, ConfigError } from '../config/app.config.js';
+import { EmbeddedDatabase } from './embedded-database.js';
+import { runMigrations } from './migrate.js';
+
+/** A DataSource that also closes the embedded database it runs on, when there is one. */
+class ServiceDataSource extends DataSource {
+  constructor(
+    options: DataSourceOptions,
+    private readonly embedded: EmbeddedDatabase | null,
+  ) {
+    super(options);
+  }
+
+  override async destroy(): Promise<void> {
+    try {
+      if (this.isInitialized) await super.destroy();
+    } finally {
+      await this.embedded?.close();
+    }
+  }
+}
+
+/**
+ * Opens the database the configuration names (PostgreSQL, or the embedded one) and brings its schema up to date.
+ * Runs before the application is built, so that a database problem stops the start with one readable line.
+ */
+export async function openDatabase(config: AppConfig): Promise<DataSource> {
+  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir) : null;
+  const target = embedded ? { pglite: embedded.pglite } : { url: config.databaseUrl as string };
+  const dataSource = new ServiceDataSource(dataSourceOptions(target), embedded);
+  try {
+    await dataSource.initialize();
+    await runMigrations(dataSource);
+  } catch (error) {
+    await dataSource.destroy().catch(() => undefined);
+    throw startupError(error, config);
+  }
+  return dataSource;
+}
+
+function startupError(error: unknown, config: AppConfig): Error {
+  if (config.databaseUrl === null) return error as Error;
+  const url = new URL(config.databaseUrl);
+  const where = `${url.hostname}:${url.port || 5432}${url.pathname}`;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code && /^[A-Z]+$/.test(code)) return new ConfigError(`cannot reach PostgreSQL at ${where} (${code})`);
+  // PostgreSQL's own messages name the user or database at fault, never the password.
+  return new ConfigError(`PostgreSQL at ${where} refused to start the service: ${message ?? 'unknown error'}`);
+}

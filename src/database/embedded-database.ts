@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import lockfile from 'proper-lockfile';
+import { ConfigError } from '../config/app.config.js';
+
+export const IN_MEMORY = 'memory://';
+
+/**
+ * The embedded PostgreSQL (PGlite). A data directory is held under a lock file while open: two processes on one
+ * directory would corrupt it. A lock left by a killed process goes stale after a few seconds and is taken over.
+ */
+export class EmbeddedDatabase {
+  private constructor(
+    readonly pglite: PGlite,
+    private readonly release: (() => Promise<void>) | null,
+  ) {}
+
+  static async open(dataDir: string): Promise<EmbeddedDatabase> {
+    if (dataDir === IN_MEMORY) return new EmbeddedDatabase(await PGlite.create(), null);
+
+    const directory = resolve(dataDir);
+    mkdirSync(directory, { recursive: true });
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(directory, {
+        stale: 10_000,
+        update: 2_000,
+        retries: { retries: 6, minTimeout: 500, maxTimeout: 2_000 },
+        onCompromised: (error) => {
+          // Another process took the directory over: stop before both write to it.
+          console.error(`embedded database lock lost (${error.message}); stopping`);
+          process.exit(1);
+        },
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ELOCKED') {
+        throw new ConfigError(`DATA_DIR ${directory} is in use by another process`);
+      }
+      throw error;
+    }
+    try {
+      return new EmbeddedDatabase(await PGlite.create(directory), release);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.pglite.closed) await this.pglite.close();
+    await this.release?.();
+  }
+}

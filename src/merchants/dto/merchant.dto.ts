@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, Length } from 'class-validator';
+import { CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
+import type { Merchant } from '../merchant.entity.js';
+
+export class CreateMerchantRequest {
+  @ApiProperty({ example: 'Acme Apparel', maxLength: 200 })
+  @Length(1, 200)
+  @IsString()
+  name: string;
+}
+
+export class MerchantResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  static from(this: void, merchant: Merchant): MerchantResponse {
+    return { id: merchant.id, name: merchant.name, created_at: merchant.createdAt.toISOString() };
+  }
+}
+
+export class CreatedMerchantResponse {
+  @ApiProperty({ type: MerchantResponse })
+  merchant: MerchantResponse;
+
+  @ApiProperty({ type: CreatedApiKeyResponse, description: "The merchant's first unrestricted admin key, with its secret." })
+  api_key: CreatedApiKeyResponse;
+}

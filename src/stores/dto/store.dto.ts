@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } from '../store.entity.js';
+
+export class CreateStoreRequest {
+  @ApiProperty({ example: 'Acme EU', maxLength: 200 })
+  @Length(1, 200)
+  @IsString()
+  name: string;
+
+  @ApiPropertyOptional({ description: 'ISO 4217 code.', example: 'EUR', default: 'USD' })
+  @IsOptional()
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
+  @IsString()
+  currency?: string;
+
+  @ApiPropertyOptional({ enum: UNIT_SYSTEMS, default: 'metric' })
+  @IsOptional()
+  @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
+  unit_system?: UnitSystem;
+}
+
+export class UpdateStoreRequest {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 4217 code.' })
+  @IsOptional()
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
+  @IsString()
+  currency?: string;
+
+  @ApiPropertyOptional({ enum: UNIT_SYSTEMS })
+  @IsOptional()
+  @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
+  unit_system?: UnitSystem;
+}
+
+export class StoreResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ example: 'EUR' })
+  currency: string;
+
+  @ApiProperty({ enum: UNIT_SYSTEMS })
+  unit_system: UnitSystem;
+
+  @ApiProperty({ enum: PLATFORMS, nullable: true, type: String, description: 'Set by connecting the store in the console.' })
+  platform: Platform | null;
+
+  @ApiProperty({ nullable: true, type: String, example: 'acme.myshopify.com' })
+  platform_shop: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  static from(this: void, store: Store): StoreResponse {
+    return {
+      id: store.id,
+      name: store.name,
+      currency: store.currency,
+      unit_system: store.unitSystem,
+      platform: store.platform,
+      platform_shop: store.platformShop,
+      created_at: store.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import type { App } from 'supertest/types.js';
+import request from 'supertest';
+import { createApp } from '../../src/app.js';
+import { type AppConfig, loadConfig } from '../../src/config/app.config.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+
+/** The operator key every test app accepts. */
+export const OPERATOR_KEY = generateSecret(OPERATOR_KEY_PREFIX);
+
+/**
+ * The service as `npm start` builds it, on a throw-away embedded database — or on PostgreSQL when the suite runs
+ * with DATABASE_URL set.
+ */
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    ...loadConfig({
+      DATABASE_URL: process.env.DATABASE_URL,
+      DATA_DIR: 'memory://',
+      OPERATOR_BOOTSTRAP_KEY: OPERATOR_KEY,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    }),
+    ...overrides,
+  };
+}
+
+export interface TestApp {
+  readonly app: INestApplication<App>;
+  readonly http: () => ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+export async function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  const app = (await createApp(testConfig(overrides))) as unknown as INestApplication<App>;
+  return {
+    app,
+    http: () => request(app.getHttpServer()),
+    close: () => app.close(),
+  };
+}
+
+export const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });

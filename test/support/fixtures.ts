@@ -1,0 +1,53 @@
+import { expect } from '@jest/globals';
+import type { TestApp } from './app.js';
+import { bearer, OPERATOR_KEY } from './app.js';
+
+export interface Key {
+  id: string;
+  secret: string;
+  store_id: string | null;
+  scopes: string[];
+}
+
+export interface Tenant {
+  merchantId: string;
+  admin: Key;
+  storeId: string;
+}
+
+let counter = 0;
+
+/** A fresh merchant with its unrestricted admin key and one store: every test builds its own. */
+export async function createTenant(t: TestApp, name = `Merchant ${++counter}`): Promise<Tenant> {
+  const merchant = await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name });
+  expect(merchant.status).toBe(201);
+  const admin = merchant.body.api_key as Key;
+  const storeId = await createStore(t, admin.secret);
+  return { merchantId: merchant.body.merchant.id, admin, storeId };
+}
+
+export async function createStore(t: TestApp, adminSecret: string, name = `Store ${++counter}`): Promise<string> {
+  const store = await t.http().post('/v1/stores').set(bearer(adminSecret)).send({ name });
+  expect(store.status).toBe(201);
+  return store.body.id as string;
+}
+
+export async function issueKey(
+  t: TestApp,
+  adminSecret: string,
+  body: { scopes: string[]; store_id?: string; expires_at?: string; name?: string },
+): Promise<Key> {
+  const response = await t.http().post('/v1/api-keys').set(bearer(adminSecret)).send({ name: 'test key', ...body });
+  expect(response.status).toBe(201);
+  return response.body as Key;
+}
+
+/** Asserts an RFC 9457 problem answer with the given status and code. */
+export function expectProblem(response: { status: number; body: unknown; headers: Record<string, unknown> }, status: number, code: string): void {
+  expect({ status: response.status, code: (response.body as { code?: string }).code }).toEqual({ status, code });
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = response.body as Record<string, unknown>;
+  expect(body).toMatchObject({ type: `/problems/${code}`, status, code });
+  expect(typeof body.title).toBe('string');
+  expect(body.request_id).toBe(response.headers['request-id']);
+}
