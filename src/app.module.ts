@@ -1,10 +1,11 @@
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
 import { AuthModule } from './auth/auth.module.js';
+import { RateLimitGuard } from './common/http/rate-limit.guard.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
 import { ProblemsModule } from './common/problems/problems.module.js';
@@ -14,6 +15,9 @@ import { APP_CONFIG, type AppConfig } from './config/app.config.js';
 import { HealthModule } from './health/health.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
+
+@Module({ providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }] })
+class RateLimitModule {}
 
 @Module({})
 export class AppModule implements NestModule {
@@ -28,6 +32,8 @@ export class AppModule implements NestModule {
           useFactory: () => dataSource.options,
           dataSourceFactory: async () => dataSource,
         }),
+        // Before AuthModule: its guard is registered first, so floods stop before key lookups.
+        RateLimitModule,
         AuthModule,
         MerchantsModule,
         StoresModule,

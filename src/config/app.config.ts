@@ -12,6 +12,8 @@ export interface AppConfig {
   readonly dataDir: string;
   /** The operator bootstrap secret from the environment, if one was given. */
   readonly operatorBootstrapKey: string | null;
+  /** Requests per minute per credential on /v1; 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
 }
 
 /** A configuration problem, reported as one readable line instead of a stack trace. */
@@ -50,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl,
     dataDir: nonEmpty(env.DATA_DIR) ?? './data',
     operatorBootstrapKey,
+    rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 6000),
   };
 }
 
@@ -68,6 +71,13 @@ function parsePort(value: string | undefined): number {
     throw new ConfigError(`PORT must be an integer between 0 and 65535, not "${raw}"`);
   }
   return port;
+}
+
+function parseCount(name: string, value: string | undefined, fallback: number): number {
+  const raw = nonEmpty(value);
+  if (raw === null) return fallback;
+  if (!/^\d{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number, not "${raw}"`);
+  return Number(raw);
 }
 
 function assertPostgresUrl(value: string): void {

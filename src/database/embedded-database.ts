@@ -24,9 +24,11 @@ export class EmbeddedDatabase {
     let release: () => Promise<void>;
     try {
       release = await lockfile.lock(directory, {
-        stale: 10_000,
-        update: 2_000,
-        retries: { retries: 6, minTimeout: 500, maxTimeout: 2_000 },
+        // A lock not refreshed for 5 s belongs to a dead process; waiting a little longer than that lets a restart
+        // right after a crash go through, while a live holder keeps refreshing and keeps us out.
+        stale: 5_000,
+        update: 1_000,
+        retries: { retries: 6, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 },
         onCompromised: (error) => {
           // Another process took the directory over: stop before both write to it.
           console.error(`embedded database lock lost (${error.message}); stopping`);
