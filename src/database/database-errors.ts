@@ -7,6 +7,7 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error',
   'Cannot use a pool after calling end',
   'PGlite is closed',
+  'Driver not Connected',
 ];
 
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -32,6 +32,7 @@ export function loggerOptions(config: AppConfig): Params {
           method: req.method,
           url: redactUrl(req.url),
         }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     },

@@ -66,9 +66,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const bodyParserProblem = fromBodyParserError(exception);
     if (bodyParserProblem) return bodyParserProblem;
     if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
-    return new ProblemError('internal_error');
+    return internalError();
   }
 }
+
+const internalError = () =>
+  new ProblemError('internal_error', 'Something failed inside the service; quote the request_id when reporting it');
 
 function fromHttpException(exception: HttpException): ProblemError {
   const status = exception.getStatus();
@@ -81,7 +84,7 @@ function fromHttpException(exception: HttpException): ProblemError {
   if (code === 'unavailable') return new ProblemError('unavailable', 'The database is unreachable');
   if (status === 405) return new ProblemError('not_found', 'No such route');
   if (status >= 400 && status < 500) return new ProblemError('validation_failed', clientMessage(exception));
-  return new ProblemError('internal_error');
+  return internalError();
 }
 
 /** Nest's own 4xx messages are safe to show; anything else is summarised by the code's title. */
