@@ -8,9 +8,9 @@ export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
   @Max(100)
+  @Min(1)
+  @IsInt({ message: 'limit must be a whole number from 1 to 100' })
   limit?: number;
 
   @ApiPropertyOptional({ description: 'The id of the last item of the previous page (its `next_cursor`).' })

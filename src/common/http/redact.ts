@@ -1,8 +1,41 @@
 import { SECRET_LIKE } from '../../auth/key-secret.js';
 
-const SENSITIVE_QUERY = /([?&](?:access_token|api_key|apikey|key|token|secret)=)[^&#]*/gi;
+const SENSITIVE_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'secret', 'password']);
+const REDACTED = '[REDACTED]';
 
-/** A URL fit for a log line: credentials in the query string (refused by the API anyway) are blanked. */
+/**
+ * A URL fit for a log line: credentials pushed into it (refused by the API anyway) are blanked, in the path and the
+ * query string, whether written plainly or percent-encoded.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url?.replace(SENSITIVE_QUERY, '$1[REDACTED]').replace(SECRET_LIKE, '[REDACTED]');
+  if (url === undefined) return undefined;
+  const fragmentStart = url.indexOf('#');
+  if (fragmentStart !== -1) {
+    return `${redactUrl(url.slice(0, fragmentStart))}#${redactSecrets(safeDecode(url.slice(fragmentStart + 1)))}`;
+  }
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const query = queryStart === -1 ? null : url.slice(queryStart + 1);
+  const safePath = redactSecrets(safeDecode(path));
+  if (query === null) return safePath;
+  const params = new URLSearchParams(query);
+  const safeQuery = [...params]
+    .map(([name, value]) => {
+      const hidden = SENSITIVE_PARAMS.has(name.toLowerCase()) || redactSecrets(value) !== value;
+      return `${redactSecrets(name)}=${hidden ? REDACTED : encodeURIComponent(value)}`;
+    })
+    .join('&');
+  return `${safePath}?${safeQuery}`;
+}
+
+function redactSecrets(text: string): string {
+  return text.replace(SECRET_LIKE, REDACTED);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsOmittable } from '../../common/validation/omittable.js';
 import { PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } from '../store.entity.js';
 
 export class CreateStoreRequest {
@@ -9,32 +10,32 @@ export class CreateStoreRequest {
   name: string;
 
   @ApiPropertyOptional({ description: 'ISO 4217 code.', example: 'EUR', default: 'USD' })
-  @IsOptional()
+  @IsOmittable()
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
   @IsString()
   currency?: string;
 
   @ApiPropertyOptional({ enum: UNIT_SYSTEMS, default: 'metric' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
   unit_system?: UnitSystem;
 }
 
 export class UpdateStoreRequest {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 200)
   @IsString()
   name?: string;
 
   @ApiPropertyOptional({ description: 'ISO 4217 code.' })
-  @IsOptional()
+  @IsOmittable()
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
   @IsString()
   currency?: string;
 
   @ApiPropertyOptional({ enum: UNIT_SYSTEMS })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
   unit_system?: UnitSystem;
 }

@@ -1,0 +1,148 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from './app.config.js';
+
+const KEY = 'k'.repeat(32);
+
+/** The ConfigError loadConfig throws for `env`, or a failure when it does not throw one. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('starts on the embedded database with documented defaults when nothing is set', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      production: false,
+      logLevel: 'info',
+      databaseUrl: null,
+      dataDir: './data',
+      operatorBootstrapKey: null,
+    });
+  });
+
+  it('reads every variable it documents', () => {
+    expect(
+      loadConfig({
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        LOG_LEVEL: 'debug',
+        DATA_DIR: 'memory://',
+        DATABASE_URL: 'postgres://app@db.internal:5432/sizefit',
+        OPERATOR_BOOTSTRAP_KEY: KEY,
+        NODE_ENV: 'production',
+      }),
+    ).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      production: true,
+      logLevel: 'debug',
+      databaseUrl: 'postgres://app@db.internal:5432/sizefit',
+      dataDir: 'memory://',
+      operatorBootstrapKey: KEY,
+    });
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '  ', LOG_LEVEL: '', DATABASE_URL: ' ', DATA_DIR: '', OPERATOR_BOOTSTRAP_KEY: '' })).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      databaseUrl: null,
+      dataDir: './data',
+      operatorBootstrapKey: null,
+    });
+  });
+
+  it('accepts both postgres:// and postgresql:// connection strings', () => {
+    for (const url of ['postgres://u@h/db', 'postgresql://u:pw@h:6543/db?sslmode=require']) {
+      expect(loadConfig({ DATABASE_URL: url, OPERATOR_BOOTSTRAP_KEY: KEY }).databaseUrl).toBe(url);
+    }
+  });
+
+  describe('a bad DATABASE_URL', () => {
+    const cases = [
+      'mysql://u:hunter2@h/db',
+      'not a url',
+      'hunter2',
+      'postgres://u:hunter2@h',
+      'postgres://u:hunter2@h/',
+      'postgres://u:hunter2@h:notaport/db',
+      'postgres://u:hunter2@/db',
+      '//u:hunter2@h/db',
+    ];
+
+    it.each(cases)('%s is refused with a ConfigError', (url) => {
+      configError({ DATABASE_URL: url, OPERATOR_BOOTSTRAP_KEY: KEY });
+    });
+
+    it.each(cases)('the message for %s is one line and never echoes the URL or its password', (url) => {
+      const { message } = configError({ DATABASE_URL: url, OPERATOR_BOOTSTRAP_KEY: KEY });
+      expect(message).not.toMatch(/[\r\n]/);
+      expect(message.length).toBeGreaterThan(0);
+      expect(message).not.toContain('hunter2');
+      expect(message).not.toContain(url);
+      expect(message).toContain('DATABASE_URL');
+    });
+  });
+
+  it('refuses a production start without OPERATOR_BOOTSTRAP_KEY', () => {
+    const { message } = configError({ NODE_ENV: 'production' });
+    expect(message).toContain('OPERATOR_BOOTSTRAP_KEY');
+    expect(message).not.toMatch(/[\r\n]/);
+  });
+
+  it('refuses an external database without OPERATOR_BOOTSTRAP_KEY', () => {
+    const { message } = configError({ DATABASE_URL: 'postgres://u:hunter2@h/db' });
+    expect(message).toContain('OPERATOR_BOOTSTRAP_KEY');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('lets an embedded, non-production start run without OPERATOR_BOOTSTRAP_KEY', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).operatorBootstrapKey).toBeNull();
+  });
+
+  it('refuses an operator key shorter than 32 characters, without echoing it', () => {
+    const short = 'sfo_tooShortToBeSafe1234567890z';
+    expect(short).toHaveLength(31);
+    const { message } = configError({ OPERATOR_BOOTSTRAP_KEY: short });
+    expect(message).toContain('OPERATOR_BOOTSTRAP_KEY');
+    expect(message).not.toContain(short);
+    expect(loadConfig({ OPERATOR_BOOTSTRAP_KEY: 'k'.repeat(32) }).operatorBootstrapKey).toBe('k'.repeat(32));
+  });
+
+  it.each(['abc', '-1', '65536', '80.5', '1e3', '0x50', '3000abc'])('refuses PORT=%s', (port) => {
+    const { message } = configError({ PORT: port });
+    expect(message).toContain('PORT');
+    expect(message).not.toMatch(/[\r\n]/);
+  });
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['65535', 65535],
+    [' 8080 ', 8080],
+  ])('accepts PORT=%j', (port, expected) => {
+    expect(loadConfig({ PORT: port }).port).toBe(expected);
+  });
+
+  it.each(['verbose', 'INFO', 'log', '30'])('refuses LOG_LEVEL=%s', (level) => {
+    const { message } = configError({ LOG_LEVEL: level });
+    expect(message).toContain('LOG_LEVEL');
+    expect(message).not.toMatch(/[\r\n]/);
+  });
+
+  it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts LOG_LEVEL=%s', (level) => {
+    expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('names its errors ConfigError so that main.ts prints them as one line', () => {
+    expect(configError({ PORT: 'x' }).name).toBe('ConfigError');
+  });
+});
