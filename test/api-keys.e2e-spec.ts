@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { bearer, OPERATOR_KEY, startApp, type TestApp } from './support/app.js';
+import { bearer, OPERATOR_KEY, useApp } from './support/app.js';
 import { createStore, createTenant, expectProblem, issueKey, type Key } from './support/fixtures.js';
 
 /** The fields of an API key record, exactly: the create response adds `secret`, nothing else ever does. */
@@ -15,13 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type KeyRecord = Record<string, unknown> & { id: string; revoked_at: string | null; last_used_at: string | null };
 
 describe('API keys', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp();
 
   const post = (secret: string, body: object) => t.http().post('/v1/api-keys').set(bearer(secret)).send(body);
   const list = (secret: string, query = '') => t.http().get(`/v1/api-keys${query}`).set(bearer(secret));

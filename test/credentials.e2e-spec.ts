@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Response, Test } from 'supertest';
 import { DataSource } from 'typeorm';
 import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../src/auth/key-secret.js';
-import { bearer, OPERATOR_KEY, startApp, type TestApp } from './support/app.js';
+import { bearer, OPERATOR_KEY, useApp } from './support/app.js';
 import { createStore, createTenant, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
 
 /** The fields of an API key record, exactly: the create response adds `secret`, nothing else ever does. */
@@ -13,13 +13,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('credentials', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp();
 
   /** 401 with the one body for every authentication failure, and the Bearer challenge. */
   function expectUnauthenticated(response: Response): void {

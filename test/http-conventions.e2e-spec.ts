@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { generateSecret } from '../src/auth/key-secret.js';
 import { PROBLEMS } from '../src/common/problems/problem-catalog.js';
 import { StoresService } from '../src/stores/stores.service.js';
-import { bearer, startApp, type TestApp } from './support/app.js';
+import { bearer, useApp } from './support/app.js';
 import { createTenant, expectProblem } from './support/fixtures.js';
 
 /** Every problem `type` this file has seen; the last test checks that each one resolves to a page. */
@@ -25,14 +25,7 @@ function problemOneOf(response: Response, status: number, codes: string[]): void
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 describe('HTTP conventions', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp();
 
   /** POSTs `text` verbatim, with the given Content-Type (none when null). */
   const postRaw = (path: string, secret: string, text: string | Buffer, contentType: string | null = 'application/json') => {

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_RULE, type AccessRule, describeRule } from '../src/auth/access.decorators.js';
-import { startApp, type TestApp } from './support/app.js';
+import { useApp, type TestApp } from './support/app.js';
 
 /**
  * Who can reach which endpoint. The table is committed beside this test: a change to any route's credential rule
@@ -45,13 +45,7 @@ function registeredRoutes(t: TestApp): Route[] {
 }
 
 describe('permission table', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp();
 
   it('finds every route declaring either @Public() or a credential rule', () => {
     const routes = registeredRoutes(t);

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { bearer, startApp, type TestApp } from './support/app.js';
+import { describe, expect, it } from '@jest/globals';
+import { bearer, useApp } from './support/app.js';
 import { createTenant, expectProblem } from './support/fixtures.js';
 
 describe('rate limiting', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp({ rateLimitPerMinute: 4 });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp({ rateLimitPerMinute: 4 });
 
   it('answers 429 with Retry-After and the IETF RateLimit headers once a key spends its budget', async () => {
     const tenant = await createTenant(t); // spends the operator's and the admin key's budgets, not a new key's

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
-import { bearer, startApp, type TestApp } from './support/app.js';
+import { bearer, useApp } from './support/app.js';
 import { createStore, createTenant, expectProblem, issueKey } from './support/fixtures.js';
 
 interface StoreBody {
@@ -17,14 +17,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NON_ADMIN_SCOPES = ['catalog', 'fit', 'events', 'analytics'];
 
 describe('stores', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useApp();
 
   const getStore = (secret: string, id: string) => t.http().get(`/v1/stores/${id}`).set(bearer(secret));
   const patchStore = (secret: string, id: string, body: object) => t.http().patch(`/v1/stores/${id}`).set(bearer(secret)).send(body);

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type { App } from 'supertest/types.js';
 import request from 'supertest';
@@ -41,3 +42,28 @@ export async function startApp(overrides: Partial<AppConfig> = {}): Promise<Test
 }
 
 export const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
+
+/**
+ * One app for the enclosing `describe` block: started before its tests, closed after them. Use the returned
+ * object only inside tests and hooks.
+ */
+export function useApp(overrides: Partial<AppConfig> = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    current = await startApp(overrides);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  const started = (): TestApp => {
+    if (!current) throw new Error('useApp(): the app is used before beforeAll started it');
+    return current;
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    http: () => started().http(),
+    close: () => started().close(),
+  };
+}
