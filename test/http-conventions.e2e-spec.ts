@@ -340,6 +340,17 @@ describe('HTTP conventions', () => {
         problem(await t.http().get(`/v1/stores/${encodeURIComponent(id)}`).set(bearer(admin.secret)), 404, 'not_found');
       }
     });
+
+    it('answers a path that is not valid percent-encoding with a 400, without echoing it', async () => {
+      const { admin } = await createTenant(t);
+      const secret = generateSecret();
+      for (const path of ['/v1/stores/%E0%A4%A', `/v1/stores/${secret}%FF`, `/problems/${secret}%E0`]) {
+        const response = await t.http().get(path).set(bearer(admin.secret));
+        problem(response, 400, 'validation_failed');
+        expect(response.body.detail).toBe('The URL is not valid percent-encoded UTF-8');
+        expect(JSON.stringify(response.body)).not.toContain(secret.slice(4));
+      }
+    });
   });
 
   describe('keys outside the Authorization header', () => {

@@ -71,6 +71,7 @@ describe('stores', () => {
       ['no name', {}, 'name'],
       ['an empty name', { name: '' }, 'name'],
       ['a name over 200 characters', { name: 'n'.repeat(201) }, 'name'],
+      ['a blank name', { name: ' \t ' }, 'name'],
       ['a platform', { name: 'S', platform: 'shopify' }, 'platform'],
       ['a platform_shop', { name: 'S', platform_shop: 'acme.myshopify.com' }, 'platform_shop'],
       ['an id', { name: 'S', id: '01a200fa-2ffc-76ba-af25-46c685a280e9' }, 'id'],

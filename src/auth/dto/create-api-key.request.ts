@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { SCOPES, type Scope } from '../api-key.entity.js';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ description: 'A label for people.', example: 'Checkout backend', maxLength: 200 })
+  @Matches(/\S/, { message: 'name must not be blank' })
   @Length(1, 200)
   @IsString()
   name: string;

@@ -28,7 +28,8 @@ export function redactUrl(url: string | undefined): string | undefined {
   return `${safePath}?${safeQuery}`;
 }
 
-function redactSecrets(text: string): string {
+/** The text with anything shaped like one of our secrets blanked. */
+export function redactSecrets(text: string): string {
   return text.replace(SECRET_LIKE, REDACTED);
 }
 

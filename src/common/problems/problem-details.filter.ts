@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
 import { type FieldError, ProblemError } from './problem.error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { redactSecrets } from '../http/redact.js';
 
 /** The RFC 9457 body every 4xx/5xx answer carries. */
 export interface ProblemBody {
@@ -52,10 +53,13 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       type: `/problems/${problem.code}`,
       title: PROBLEMS[problem.code].title,
       status: problem.status,
-      ...(problem.detail ? { detail: problem.detail } : {}),
+      // Details may quote the request (a path parameter, a field); a secret pushed there is never echoed back.
+      ...(problem.detail ? { detail: redactSecrets(problem.detail) } : {}),
       code: problem.code,
       request_id: String(request.id ?? ''),
-      ...(problem.errors?.length ? { errors: problem.errors } : {}),
+      ...(problem.errors?.length
+        ? { errors: problem.errors.map((error) => ({ ...error, message: redactSecrets(error.message) })) }
+        : {}),
     };
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
   }
@@ -77,6 +81,9 @@ function fromHttpException(exception: HttpException): ProblemError {
   const status = exception.getStatus();
   const code = CODE_BY_STATUS[status];
   if (status === 404) return new ProblemError('not_found', 'No such route');
+  if (exception.cause instanceof URIError) {
+    return new ProblemError('validation_failed', 'The URL is not valid percent-encoded UTF-8');
+  }
   if (status === 429) {
     return new ProblemError('rate_limited', 'Too many requests');
   }

@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { IsString, Length, Matches } from 'class-validator';
 import { CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
 import type { Merchant } from '../merchant.entity.js';
 
 export class CreateMerchantRequest {
   @ApiProperty({ example: 'Acme Apparel', maxLength: 200 })
+  @Matches(/\S/, { message: 'name must not be blank' })
   @Length(1, 200)
   @IsString()
   name: string;

@@ -5,6 +5,7 @@ import { PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } f
 
 export class CreateStoreRequest {
   @ApiProperty({ example: 'Acme EU', maxLength: 200 })
+  @Matches(/\S/, { message: 'name must not be blank' })
   @Length(1, 200)
   @IsString()
   name: string;
@@ -24,6 +25,7 @@ export class CreateStoreRequest {
 export class UpdateStoreRequest {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOmittable()
+  @Matches(/\S/, { message: 'name must not be blank' })
   @Length(1, 200)
   @IsString()
   name?: string;
