@@ -6,14 +6,14 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { assignRequestId } from './common/http/request-id.js';
 import type { AppConfig } from './config/app.config.js';
-import { openDatabase } from './database/database.js';
+import { openDatabase, type OpenOptions } from './database/database.js';
 
 /**
  * Builds the service (database opened and migrated, every route wired) without listening. `main.ts` listens;
  * tests drive the same application through supertest.
  */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const dataSource = await openDatabase(config);
+export async function createApp(config: AppConfig, database: OpenOptions = {}): Promise<NestExpressApplication> {
+  const dataSource = await openDatabase(config, database);
   let app: NestExpressApplication;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), {

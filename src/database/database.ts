@@ -22,12 +22,17 @@ class ServiceDataSource extends DataSource {
   }
 }
 
+export interface OpenOptions {
+  /** For an in-memory embedded database: a snapshot to start from (see EmbeddedDatabase.open). */
+  readonly template?: Blob;
+}
+
 /**
  * Opens the database the configuration names (PostgreSQL, or the embedded one) and brings its schema up to date.
  * Runs before the application is built, so that a database problem stops the start with one readable line.
  */
-export async function openDatabase(config: AppConfig): Promise<DataSource> {
-  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir) : null;
+export async function openDatabase(config: AppConfig, options: OpenOptions = {}): Promise<DataSource> {
+  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.open(config.dataDir, options.template) : null;
   const target = embedded ? { pglite: embedded.pglite } : { url: config.databaseUrl as string };
   const dataSource = new ServiceDataSource(dataSourceOptions(target), embedded);
   try {

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config/app.config.js';
 import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { embeddedTemplate } from './embedded-template.js';
 
 /** The operator key every test app accepts. */
 export const OPERATOR_KEY = generateSecret(OPERATOR_KEY_PREFIX);
@@ -33,7 +34,9 @@ export interface TestApp {
 }
 
 export async function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const app = (await createApp(testConfig(overrides))) as unknown as INestApplication<App>;
+  const config = testConfig(overrides);
+  const fromTemplate = config.databaseUrl === null && config.dataDir === 'memory://';
+  const app = (await createApp(config, { template: fromTemplate ? await embeddedTemplate() : undefined })) as unknown as INestApplication<App>;
   return {
     app,
     http: () => request(app.getHttpServer()),
