@@ -1,10 +1,10 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { assignRequestId } from './common/http/request-id.js';
+import { setUpOpenApi } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app.config.js';
 import { openDatabase, type OpenOptions } from './database/database.js';
 
@@ -37,21 +37,4 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   setUpOpenApi(app);
   await app.init();
   return app;
-}
-
-function setUpOpenApi(app: NestExpressApplication): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Size-Fit API')
-      .setDescription(
-        'Helps shoppers pick a size and ties their choices to purchase outcomes. Every /v1 route takes ' +
-          '`Authorization: Bearer <API_KEY>`; errors are RFC 9457 problem details (see /problems).',
-      )
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A merchant API key (sfk_…)' }, 'api_key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The operator bootstrap key (sfo_…)' }, 'operator')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
