@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
@@ -28,8 +29,10 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use((request: Parameters<typeof assignRequestId>[0], response: Parameters<typeof assignRequestId>[1], next: () => void) => {
+  app.use((request: Request, response: Response, next: NextFunction) => {
     assignRequestId(request, response);
+    // API answers may carry secrets (a new key) or tenant data: no cache, shared or private, may keep them.
+    if (request.path.startsWith('/v1/')) response.setHeader('Cache-Control', 'no-store');
     next();
   });
   app.use(helmet());

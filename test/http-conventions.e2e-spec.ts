@@ -396,6 +396,15 @@ describe('HTTP conventions', () => {
   });
 
   describe('browser-facing headers', () => {
+    it('forbids caching of every /v1 answer, above all the one carrying a new secret', async () => {
+      const { admin, storeId } = await createTenant(t);
+      const created = await t.http().post('/v1/api-keys').set(bearer(admin.secret)).send({ name: 'k', store_id: storeId, scopes: ['fit'] });
+      expect(created.status).toBe(201);
+      expect(created.headers['cache-control']).toBe('no-store');
+      expect((await t.http().get('/v1/stores').set(bearer(admin.secret))).headers['cache-control']).toBe('no-store');
+      expect((await t.http().get('/v1/stores')).headers['cache-control']).toBe('no-store');
+    });
+
     it('sends no CORS headers on /v1: not to a preflight, not to a GET with Origin', async () => {
       const { admin } = await createTenant(t);
       const preflight = await t
