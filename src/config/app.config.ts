@@ -1,5 +1,3 @@
-import { registerAs } from '@nestjs/config';
-
 /** The service's configuration, read once from the environment and validated before anything starts. */
 export interface AppConfig {
   readonly port: number;
@@ -56,8 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-export const APP_CONFIG = 'app';
-export const appConfigFactory = (config: AppConfig) => registerAs(APP_CONFIG, () => config);
+/** Injection token of the validated AppConfig: `@Inject(APP_CONFIG) config: AppConfig`. */
+export const APP_CONFIG = Symbol('AppConfig');
 
 function nonEmpty(value: string | undefined): string | null {
   const trimmed = value?.trim();

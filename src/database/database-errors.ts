@@ -25,9 +25,3 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
-
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } })?.driverError ?? error;
-  const { code, constraint: name } = (driverError ?? {}) as { code?: string; constraint?: string };
-  return code === '23505' && (constraint === undefined || name === constraint);
-}
