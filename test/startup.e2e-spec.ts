@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
@@ -31,7 +31,10 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     dataDir = mkdtempSync(join(tmpdir(), 'size-fit-'));
     embedded = { databaseUrl: null, dataDir, operatorBootstrapKey: null };
   });
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterEach(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}.lock`, { recursive: true, force: true });
+  });
 
   it('creates an operator key on first start, prints it once, and keeps data across restarts', async () => {
     const first = await capturingStdout(() => startApp(embedded));
@@ -77,7 +80,18 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     }
     const reopened = await openDatabase(testConfig(embedded));
     await reopened.destroy();
-  }, 40_000);
+  });
+
+  it('takes over the lock a crashed process left behind once it is stale', async () => {
+    const lock = `${dataDir}.lock`;
+    mkdirSync(lock);
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, longAgo, longAgo);
+
+    const database = await openDatabase(testConfig(embedded));
+    await database.destroy();
+    expect(existsSync(lock)).toBe(false);
+  });
 });
 
 describe('start-up on PostgreSQL', () => {

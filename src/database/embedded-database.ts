@@ -8,7 +8,7 @@ export const IN_MEMORY = 'memory://';
 
 /**
  * The embedded PostgreSQL (PGlite). A data directory is held under a lock file while open: two processes on one
- * directory would corrupt it. A lock left by a killed process goes stale after a few seconds and is taken over.
+ * directory would corrupt it. A lock left by a killed process goes stale after half a minute and is taken over.
  */
 export class EmbeddedDatabase {
   private constructor(
@@ -30,11 +30,11 @@ export class EmbeddedDatabase {
     let release: () => Promise<void>;
     try {
       release = await lockfile.lock(directory, {
-        // A lock not refreshed for 5 s belongs to a dead process; waiting a little longer than that lets a restart
-        // right after a crash go through, while a live holder keeps refreshing and keeps us out.
-        stale: 5_000,
-        update: 1_000,
-        retries: { retries: 6, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 },
+        // The holder refreshes the lock every 5 s; one not refreshed for 30 s belongs to a dead process. The margin is
+        // wide because PGlite can hold the event loop for seconds, and a live holder must never look dead.
+        stale: 30_000,
+        update: 5_000,
+        retries: 0,
         onCompromised: (error) => {
           // Another process took the directory over: stop before both write to it.
           console.error(`embedded database lock lost (${error.message}); stopping`);
@@ -43,7 +43,9 @@ export class EmbeddedDatabase {
       });
     } catch (error) {
       if ((error as { code?: string }).code === 'ELOCKED') {
-        throw new ConfigError(`DATA_DIR ${directory} is in use by another process`);
+        throw new ConfigError(
+          `DATA_DIR ${directory} is in use by another process (after a crash, its lock expires within 30 s)`,
+        );
       }
       throw error;
     }
