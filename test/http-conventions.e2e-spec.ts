@@ -341,6 +341,15 @@ describe('HTTP conventions', () => {
       }
     });
 
+    it('never echoes a secret sent as the name of an unknown field', async () => {
+      const { admin } = await createTenant(t);
+      const secret = generateSecret();
+      const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', [secret]: 1 });
+      problem(response, 400, 'validation_failed');
+      expect(response.body.errors).toEqual([expect.objectContaining({ field: '[REDACTED]', code: 'unknown_field' })]);
+      expect(JSON.stringify(response.body)).not.toContain(secret.slice(4));
+    });
+
     it('answers a path that is not valid percent-encoding with a 400, without echoing it', async () => {
       const { admin } = await createTenant(t);
       const secret = generateSecret();

@@ -58,7 +58,13 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       code: problem.code,
       request_id: String(request.id ?? ''),
       ...(problem.errors?.length
-        ? { errors: problem.errors.map((error) => ({ ...error, message: redactSecrets(error.message) })) }
+        ? {
+            errors: problem.errors.map((error) => ({
+              ...error,
+              field: redactSecrets(error.field),
+              message: redactSecrets(error.message),
+            })),
+          }
         : {}),
     };
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
