@@ -8,10 +8,8 @@ import { isId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { Store } from '../stores/store.entity.js';
 import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
+import { CREDENTIAL_PARAMS } from './key-secret.js';
 import type { MerchantPrincipal, Principal } from './principal.js';
-
-/** Places other than the Authorization header where clients put keys; a key there is refused, never used. */
-const CREDENTIAL_PARAMS = ['access_token', 'api_key', 'apikey', 'key', 'token', 'secret'];
 
 /**
  * The global guard: every route is denied unless it declares a rule (see access.decorators.ts). It authenticates
@@ -100,7 +98,7 @@ function refuseCredentialsOutsideHeader(request: Request): void {
   const query = request.query as Record<string, unknown>;
   const body = request.body as Record<string, unknown> | undefined;
   const misplaced =
-    CREDENTIAL_PARAMS.find((name) => query[name] !== undefined) ??
+    [...CREDENTIAL_PARAMS].find((name) => query[name] !== undefined) ??
     Object.keys(query).find((name) => looksLikeSecret(query[name])) ??
     (typeof body === 'object' && body !== null && 'access_token' in body ? 'access_token' : undefined);
   if (misplaced !== undefined) {

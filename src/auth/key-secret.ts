@@ -46,6 +46,9 @@ export function displayPrefix(secret: string): string {
   return secret.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
+/** Query or body names under which clients put keys. Keys there are refused, and blanked in logs. */
+export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'secret']);
+
 /** Anything in a string that looks like one of our secrets, for scrubbing logs and URLs. */
 export const SECRET_LIKE = /sf[ko]_[0-9A-Za-z]{8,}/g;
 

@@ -145,4 +145,15 @@ describe('loadConfig', () => {
   it('names its errors ConfigError so that main.ts prints them as one line', () => {
     expect(configError({ PORT: 'x' }).name).toBe('ConfigError');
   });
+
+  it('limits 6000 requests a minute per key by default, takes 0 as "no limit", and refuses anything else', () => {
+    expect(loadConfig({}).rateLimitPerMinute).toBe(6000);
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '120' }).rateLimitPerMinute).toBe(120);
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimitPerMinute).toBe(0);
+    for (const value of ['-1', '1.5', 'lots', '1e3']) {
+      expect(configError({ RATE_LIMIT_PER_MINUTE: value }).message).toBe(
+        `RATE_LIMIT_PER_MINUTE must be a whole number, not "${value}"`,
+      );
+    }
+  });
 });

@@ -1,6 +1,6 @@
-import { SECRET_LIKE } from '../../auth/key-secret.js';
+import { CREDENTIAL_PARAMS, SECRET_LIKE } from '../../auth/key-secret.js';
 
-const SENSITIVE_PARAMS = new Set(['access_token', 'api_key', 'apikey', 'key', 'token', 'secret', 'password']);
+const SENSITIVE_PARAMS = new Set([...CREDENTIAL_PARAMS, 'password']);
 const REDACTED = '[REDACTED]';
 
 /**
