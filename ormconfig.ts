@@ -4,13 +4,30 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { ApiKey, OperatorKey } from './src/auth/api-key.entity.js';
 import { Merchant } from './src/merchants/merchant.entity.js';
 import { Store } from './src/stores/store.entity.js';
+import { Product, ProductType, SizeChart, Variant } from './src/catalog/catalog.entities.js';
+import { FitSession, Questionnaire, QuestionnaireVersion } from './src/fit/fit.entities.js';
+import { FitEvent } from './src/events/event.entity.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
+import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
 
-export const entities = [Merchant, Store, ApiKey, OperatorKey];
-export const migrations = [InitialSchema1763776800000];
+export const entities = [
+  Merchant,
+  Store,
+  ApiKey,
+  OperatorKey,
+  ProductType,
+  SizeChart,
+  Product,
+  Variant,
+  Questionnaire,
+  QuestionnaireVersion,
+  FitSession,
+  FitEvent,
+];
+export const migrations = [InitialSchema1763776800000, CatalogAndSessions1763820000000];
 
 /**
  * The one TypeORM options object, shared by the service and the migration CLI.

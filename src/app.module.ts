@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
 import { AuthModule } from './auth/auth.module.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { RateLimitGuard } from './common/http/rate-limit.guard.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
@@ -11,6 +12,7 @@ import { ProblemsModule } from './common/problems/problems.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';
+import { FitModule } from './fit/fit.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
@@ -35,6 +37,8 @@ export class AppModule implements NestModule {
         AuthModule,
         MerchantsModule,
         StoresModule,
+        CatalogModule,
+        FitModule,
         HealthModule,
         ProblemsModule,
       ],

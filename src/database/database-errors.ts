@@ -25,3 +25,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The constraint a write broke, when it broke one (unique: 23505, foreign key: 23503). */
+export function violatedConstraint(error: unknown): { sqlState: string; constraint: string } | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const { code, constraint, driverError } = current as { code?: unknown; constraint?: unknown; driverError?: unknown };
+    if ((code === '23505' || code === '23503') && typeof constraint === 'string') {
+      return { sqlState: code, constraint };
+    }
+    current = driverError;
+  }
+  return undefined;
+}

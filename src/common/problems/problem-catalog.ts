@@ -70,6 +70,14 @@ export const PROBLEMS = {
     title: 'Duplicate',
     description: 'Another resource of this store already uses this external_id (or other unique value).',
   },
+  in_use: {
+    status: 409,
+    title: 'In use',
+    description:
+      'The resource cannot be deleted while other resources refer to it: for example a product type or size chart ' +
+      'that products use. Move or delete those first. (Products, charts and variants that sessions or events refer ' +
+      'to are archived on delete instead.)',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',

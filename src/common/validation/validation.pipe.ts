@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { type FieldError, ProblemError } from '../problems/problem.error.js';
+import { FIELD_ERRORS_CONSTRAINT } from './validate-with.js';
 
 /** class-validator constraint names → the stable `snake_case` codes clients see in `errors[].code`. */
 const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
@@ -58,11 +59,18 @@ export class StrictValidationPipe extends ValidationPipe {
 function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
-      field,
-      code: CONSTRAINT_CODES[constraint] ?? toSnakeCase(constraint),
-      message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
-    }));
+    const own = Object.entries(error.constraints ?? {}).flatMap(([constraint, message]): FieldError[] => {
+      if (constraint === FIELD_ERRORS_CONSTRAINT) {
+        return (JSON.parse(message) as FieldError[]).map((e) => ({ ...e, field: `${field}${e.field}` }));
+      }
+      return [
+        {
+          field,
+          code: CONSTRAINT_CODES[constraint] ?? toSnakeCase(constraint),
+          message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
+        },
+      ];
+    });
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }

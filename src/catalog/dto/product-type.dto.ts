@@ -1,0 +1,81 @@
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn } from 'class-validator';
+import { IsOmittable } from '../../common/validation/omittable.js';
+import { IsText } from '../../common/validation/text.js';
+import { ValidateWith } from '../../common/validation/validate-with.js';
+import { ZONES, type ZoneWeights } from '../../fit/engine/types.js';
+import { CATEGORIES, type Category, type ProductType } from '../catalog.entities.js';
+import { checkZoneWeights } from '../catalog.rules.js';
+
+const ZONE_WEIGHTS_DOC: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'number', minimum: 0, maximum: 10 },
+  example: { chest: 1, waist: 0.5 },
+  description: `Which body zones matter for the fit, and how much (0–10). Zones: ${ZONES.join(', ')}.`,
+};
+
+export class CreateProductTypeRequest {
+  @ApiProperty({ example: 'T-shirt', maxLength: 200 })
+  @IsText()
+  name: string;
+
+  @ApiProperty({ enum: CATEGORIES })
+  @IsIn(CATEGORIES, { message: `category must be one of ${CATEGORIES.join(', ')}` })
+  category: Category;
+
+  @ApiProperty(ZONE_WEIGHTS_DOC)
+  @ValidateWith(checkZoneWeights)
+  zone_weights: ZoneWeights;
+}
+
+export class UpdateProductTypeRequest {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOmittable()
+  @IsText()
+  name?: string;
+
+  @ApiPropertyOptional({ enum: CATEGORIES })
+  @IsOmittable()
+  @IsIn(CATEGORIES, { message: `category must be one of ${CATEGORIES.join(', ')}` })
+  category?: Category;
+
+  @ApiPropertyOptional(ZONE_WEIGHTS_DOC)
+  @IsOmittable()
+  @ValidateWith(checkZoneWeights)
+  zone_weights?: ZoneWeights;
+}
+
+export class ProductTypeResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ enum: CATEGORIES })
+  category: Category;
+
+  @ApiProperty(ZONE_WEIGHTS_DOC)
+  zone_weights: ZoneWeights;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  static from(this: void, type: ProductType): ProductTypeResponse {
+    return {
+      id: type.id,
+      store_id: type.storeId,
+      name: type.name,
+      category: type.category,
+      zone_weights: type.zoneWeights,
+      created_at: type.createdAt.toISOString(),
+      updated_at: type.updatedAt.toISOString(),
+    };
+  }
+}

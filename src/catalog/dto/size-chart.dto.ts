@@ -1,0 +1,146 @@
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsNumber, Max, Min } from 'class-validator';
+import { IsOmittable } from '../../common/validation/omittable.js';
+import { IsText } from '../../common/validation/text.js';
+import { ValidateWith } from '../../common/validation/validate-with.js';
+import { ZONES } from '../../fit/engine/types.js';
+import {
+  LENGTH_UNITS,
+  type LengthUnit,
+  MEASUREMENT_TYPES,
+  type MeasurementType,
+  type SizeChart,
+  type SizeDefinition,
+} from '../catalog.entities.js';
+import { checkSizes } from '../catalog.rules.js';
+
+const SIZES_DOC: ApiPropertyOptions = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      label: { type: 'string', example: 'M' },
+      measurements: {
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          properties: { min: { type: 'number' }, max: { type: 'number' } },
+          required: ['min', 'max'],
+        },
+        example: { chest: { min: 96, max: 104 }, waist: { min: 80, max: 88 } },
+      },
+    },
+    required: ['label', 'measurements'],
+  },
+  description:
+    `Smallest size first, 1–50 sizes, unique labels. Each size maps zones (${ZONES.join(', ')}) to a range in ` +
+    'the chart unit with min < max; from one size to the next a zone never gets smaller.',
+};
+
+const EASE_DOC: ApiPropertyOptions = {
+  description: 'Garment charts only (required there): the room the garment adds over the body, in cm.',
+  minimum: 0,
+  maximum: 50,
+  example: 6,
+};
+
+export class CreateSizeChartRequest {
+  @ApiProperty({ example: "Men's tops", maxLength: 200 })
+  @IsText()
+  name: string;
+
+  @ApiProperty({ enum: LENGTH_UNITS })
+  @IsIn(LENGTH_UNITS, { message: `unit must be one of ${LENGTH_UNITS.join(', ')}` })
+  unit: LengthUnit;
+
+  @ApiProperty({ enum: MEASUREMENT_TYPES, description: 'body: ranges of body measurements; garment: of the garment.' })
+  @IsIn(MEASUREMENT_TYPES, { message: `measurement_type must be one of ${MEASUREMENT_TYPES.join(', ')}` })
+  measurement_type: MeasurementType;
+
+  @ApiPropertyOptional({ ...EASE_DOC, type: Number, nullable: true })
+  @IsOmittable()
+  @Max(50)
+  @Min(0)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'ease_cm must be a number of centimetres' })
+  ease_cm?: number;
+
+  @ApiProperty(SIZES_DOC)
+  @ValidateWith(checkSizes)
+  sizes: SizeDefinition[];
+}
+
+export class UpdateSizeChartRequest {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOmittable()
+  @IsText()
+  name?: string;
+
+  @ApiPropertyOptional({ enum: LENGTH_UNITS })
+  @IsOmittable()
+  @IsIn(LENGTH_UNITS, { message: `unit must be one of ${LENGTH_UNITS.join(', ')}` })
+  unit?: LengthUnit;
+
+  @ApiPropertyOptional({ enum: MEASUREMENT_TYPES })
+  @IsOmittable()
+  @IsIn(MEASUREMENT_TYPES, { message: `measurement_type must be one of ${MEASUREMENT_TYPES.join(', ')}` })
+  measurement_type?: MeasurementType;
+
+  @ApiPropertyOptional({ ...EASE_DOC, type: Number, nullable: true })
+  @IsOmittable()
+  @Max(50)
+  @Min(0)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'ease_cm must be a number of centimetres' })
+  ease_cm?: number;
+
+  @ApiPropertyOptional({ ...SIZES_DOC, description: `${SIZES_DOC.description} Replaces every size.` })
+  @IsOmittable()
+  @ValidateWith(checkSizes)
+  sizes?: SizeDefinition[];
+}
+
+export class SizeChartResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ enum: LENGTH_UNITS })
+  unit: LengthUnit;
+
+  @ApiProperty({ enum: MEASUREMENT_TYPES })
+  measurement_type: MeasurementType;
+
+  @ApiProperty({ ...EASE_DOC, type: Number, nullable: true })
+  ease_cm: number | null;
+
+  @ApiProperty(SIZES_DOC)
+  sizes: SizeDefinition[];
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  archived_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  static from(this: void, chart: SizeChart): SizeChartResponse {
+    return {
+      id: chart.id,
+      store_id: chart.storeId,
+      name: chart.name,
+      unit: chart.unit,
+      measurement_type: chart.measurementType,
+      ease_cm: chart.easeCm,
+      sizes: chart.sizes,
+      archived_at: chart.archivedAt?.toISOString() ?? null,
+      created_at: chart.createdAt.toISOString(),
+      updated_at: chart.updatedAt.toISOString(),
+    };
+  }
+}

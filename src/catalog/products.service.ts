@@ -1,0 +1,215 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../common/http/ids.js';
+import { paginate, type Page } from '../common/http/pagination.js';
+import { ProblemError } from '../common/problems/problem.error.js';
+import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import { FitEvent } from '../events/event.entity.js';
+import { FitSession } from '../fit/fit.entities.js';
+import type { PageQuery } from '../common/http/pagination.js';
+import type { Store } from '../stores/store.entity.js';
+import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
+import { refusingDuplicates } from './catalog.errors.js';
+import {
+  type CreateProductRequest,
+  type CreateVariantRequest,
+  type ProductListQuery,
+  ProductResponse,
+  type UpdateProductRequest,
+  type UpdateVariantRequest,
+  VariantResponse,
+} from './dto/product.dto.js';
+import type { Removal } from './removal.js';
+
+@Injectable()
+export class ProductsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async create(store: Store, request: CreateProductRequest): Promise<ProductResponse> {
+    const id = newId();
+    await this.dataSource.transaction(async (manager) => {
+      await findReference(manager, ProductType, store, request.product_type_id, 'product_type_id');
+      await usableChart(manager, store, request.size_chart_id);
+      await refusingDuplicates(() =>
+        manager.insert(Product, {
+          id,
+          merchantId: store.merchantId,
+          storeId: store.id,
+          externalId: request.external_id ?? null,
+          title: request.title,
+          productTypeId: request.product_type_id,
+          sizeChartId: request.size_chart_id,
+          fitAdjustment: request.fit_adjustment ?? 'true_to_size',
+          archivedAt: null,
+        }),
+      );
+    });
+    return this.get(store, id);
+  }
+
+  list(store: Store, query: ProductListQuery): Promise<Page<ProductResponse>> {
+    const products = queryInStore(this.dataSource.manager, Product, 'product', store);
+    if (query.external_id !== undefined) {
+      products.andWhere('product.external_id = :externalId', { externalId: query.external_id });
+    }
+    return paginate(products, query, ProductResponse.from);
+  }
+
+  async get(store: Store, id: string): Promise<ProductResponse> {
+    return ProductResponse.from(await findInStore(this.dataSource.manager, Product, store, id, 'product'));
+  }
+
+  async update(store: Store, id: string, request: UpdateProductRequest): Promise<ProductResponse> {
+    await this.dataSource.transaction(async (manager) => {
+      const product = await findInStore(manager, Product, store, id, 'product', { lock: true });
+      if (request.product_type_id !== undefined) {
+        await findReference(manager, ProductType, store, request.product_type_id, 'product_type_id');
+      }
+      if (request.size_chart_id !== undefined && request.size_chart_id !== product.sizeChartId) {
+        const chart = await usableChart(manager, store, request.size_chart_id);
+        await refuseOrphanedVariants(manager, product, chart);
+      }
+      const changes: Partial<Product> = {
+        ...(request.external_id !== undefined ? { externalId: request.external_id } : {}),
+        ...(request.title !== undefined ? { title: request.title } : {}),
+        ...(request.product_type_id !== undefined ? { productTypeId: request.product_type_id } : {}),
+        ...(request.size_chart_id !== undefined ? { sizeChartId: request.size_chart_id } : {}),
+        ...(request.fit_adjustment !== undefined ? { fitAdjustment: request.fit_adjustment } : {}),
+      };
+      if (Object.keys(changes).length) {
+        await refusingDuplicates(() => manager.update(Product, { id: product.id }, changes));
+      }
+    });
+    return this.get(store, id);
+  }
+
+  /** Archived when sessions or events refer to it (its history stays readable); otherwise deleted with its variants. */
+  async delete(store: Store, id: string): Promise<Removal<ProductResponse>> {
+    return this.dataSource.transaction(async (manager) => {
+      const product = await findInStore(manager, Product, store, id, 'product', { lock: true });
+      const referred =
+        (await manager.existsBy(FitSession, { productId: product.id })) ||
+        (await manager.existsBy(FitEvent, { productId: product.id }));
+      if (!referred) {
+        await manager.delete(Product, { id: product.id });
+        return { removed: true };
+      }
+      if (!product.archivedAt) await manager.update(Product, { id: product.id }, { archivedAt: new Date() });
+      return { removed: false, archived: ProductResponse.from(await manager.findOneByOrFail(Product, { id: product.id })) };
+    });
+  }
+
+  async createVariant(store: Store, productId: string, request: CreateVariantRequest): Promise<VariantResponse> {
+    const id = newId();
+    await this.dataSource.transaction(async (manager) => {
+      const product = await findInStore(manager, Product, store, productId, 'product', { lock: true });
+      await requireLabel(manager, product, request.size_label);
+      await refusingDuplicates(() =>
+        manager.insert(Variant, {
+          id,
+          merchantId: store.merchantId,
+          storeId: store.id,
+          productId: product.id,
+          externalId: request.external_id ?? null,
+          sizeLabel: request.size_label,
+          sku: request.sku ?? null,
+          title: request.title ?? null,
+          archivedAt: null,
+        }),
+      );
+    });
+    return this.getVariant(store, productId, id);
+  }
+
+  async listVariants(store: Store, productId: string, page: PageQuery): Promise<Page<VariantResponse>> {
+    const product = await findInStore(this.dataSource.manager, Product, store, productId, 'product');
+    const variants = queryInStore(this.dataSource.manager, Variant, 'variant', store).andWhere(
+      'variant.product_id = :productId',
+      { productId: product.id },
+    );
+    return paginate(variants, page, VariantResponse.from);
+  }
+
+  async getVariant(store: Store, productId: string, id: string): Promise<VariantResponse> {
+    return VariantResponse.from(await this.findVariant(this.dataSource.manager, store, productId, id));
+  }
+
+  async updateVariant(
+    store: Store,
+    productId: string,
+    id: string,
+    request: UpdateVariantRequest,
+  ): Promise<VariantResponse> {
+    await this.dataSource.transaction(async (manager) => {
+      const variant = await this.findVariant(manager, store, productId, id);
+      if (request.size_label !== undefined) {
+        const product = await manager.findOneByOrFail(Product, { id: variant.productId });
+        await requireLabel(manager, product, request.size_label);
+      }
+      const changes: Partial<Variant> = {
+        ...(request.size_label !== undefined ? { sizeLabel: request.size_label } : {}),
+        ...(request.external_id !== undefined ? { externalId: request.external_id } : {}),
+        ...(request.sku !== undefined ? { sku: request.sku } : {}),
+        ...(request.title !== undefined ? { title: request.title } : {}),
+      };
+      if (Object.keys(changes).length) {
+        await refusingDuplicates(() => manager.update(Variant, { id: variant.id }, changes));
+      }
+    });
+    return this.getVariant(store, productId, id);
+  }
+
+  /** Archived when events refer to it; otherwise deleted. */
+  async deleteVariant(store: Store, productId: string, id: string): Promise<Removal<VariantResponse>> {
+    return this.dataSource.transaction(async (manager) => {
+      const variant = await this.findVariant(manager, store, productId, id);
+      if (!(await manager.existsBy(FitEvent, { variantId: variant.id }))) {
+        await manager.delete(Variant, { id: variant.id });
+        return { removed: true };
+      }
+      if (!variant.archivedAt) await manager.update(Variant, { id: variant.id }, { archivedAt: new Date() });
+      return { removed: false, archived: VariantResponse.from(await manager.findOneByOrFail(Variant, { id: variant.id })) };
+    });
+  }
+
+  /** A variant of the product named in the path, which must itself be of the store. */
+  private async findVariant(manager: EntityManager, store: Store, productId: string, id: string): Promise<Variant> {
+    const product = await findInStore(manager, Product, store, productId, 'product');
+    const variant = await findInStore(manager, Variant, store, id, 'variant');
+    if (variant.productId !== product.id) throw ProblemError.notFound('variant');
+    return variant;
+  }
+}
+
+/** A chart of the store that is not archived. */
+async function usableChart(manager: EntityManager, store: Store, chartId: string): Promise<SizeChart> {
+  const chart = await findReference(manager, SizeChart, store, chartId, 'size_chart_id');
+  if (chart.archivedAt) throw ProblemError.field('size_chart_id', 'archived', 'this size chart is archived');
+  return chart;
+}
+
+async function requireLabel(manager: EntityManager, product: Product, label: string): Promise<void> {
+  // Locked so that a concurrent chart edit dropping this label waits for the variant (and then refuses), or wins.
+  const chart = await manager.findOneOrFail(SizeChart, {
+    where: { id: product.sizeChartId },
+    lock: { mode: 'for_key_share' },
+  });
+  if (!chart.sizes.some((size) => size.label === label)) {
+    const labels = chart.sizes.map((size) => size.label).join(', ');
+    throw ProblemError.field('size_label', 'unknown_size', `size_label must be a label of the product's chart: ${labels}`);
+  }
+}
+
+async function refuseOrphanedVariants(manager: EntityManager, product: Product, chart: SizeChart): Promise<void> {
+  const labels = new Set(chart.sizes.map((size) => size.label));
+  const variants = await manager.findBy(Variant, { productId: product.id });
+  const orphaned = [...new Set(variants.map((v) => v.sizeLabel).filter((label) => !labels.has(label)))];
+  if (orphaned.length) {
+    throw ProblemError.field(
+      'size_chart_id',
+      'label_mismatch',
+      `the new chart lacks the size${orphaned.length > 1 ? 's' : ''} ${orphaned.join(', ')} that variants use`,
+    );
+  }
+}

@@ -1,0 +1,65 @@
+import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { isId } from '../http/ids.js';
+import { ProblemError } from '../problems/problem.error.js';
+import type { Store } from '../../stores/store.entity.js';
+
+/** A row that belongs to one store. */
+export interface StoreOwnedRow extends ObjectLiteral {
+  id: string;
+  storeId: string;
+}
+
+/**
+ * Reads of a store's data go through these, given the store the access guard resolved for the caller: a row of
+ * another store is simply not found, whatever id is asked for.
+ */
+export async function findInStore<E extends StoreOwnedRow>(
+  manager: EntityManager,
+  entity: EntityTarget<E>,
+  store: Store,
+  id: unknown,
+  what: string,
+  options: { lock?: boolean } = {},
+): Promise<E> {
+  const row = isId(id)
+    ? await manager.findOne(entity, {
+        where: { id, storeId: store.id } as FindOptionsWhere<E>,
+        ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      })
+    : null;
+  if (!row) throw ProblemError.notFound(what);
+  return row;
+}
+
+/**
+ * A row named in a request body: a missing one is a 400 on that field, not a 404 of the route. The row is locked
+ * `FOR KEY SHARE` until the transaction ends, so a concurrent delete (which locks it `FOR UPDATE` and then checks what
+ * refers to it) either waits and sees the new reference, or wins and this read finds nothing: never a broken foreign
+ * key. Call it inside a transaction.
+ */
+export async function findReference<E extends StoreOwnedRow>(
+  manager: EntityManager,
+  entity: EntityTarget<E>,
+  store: Store,
+  id: string,
+  field: string,
+): Promise<E> {
+  const row = isId(id)
+    ? await manager.findOne(entity, {
+        where: { id, storeId: store.id } as FindOptionsWhere<E>,
+        lock: { mode: 'for_key_share' },
+      })
+    : null;
+  if (!row) throw ProblemError.field(field, 'not_found', `${field} names nothing in this store`);
+  return row;
+}
+
+/** A query over one store's rows of `entity`. */
+export function queryInStore<E extends StoreOwnedRow>(
+  manager: EntityManager,
+  entity: EntityTarget<E>,
+  alias: string,
+  store: Store,
+): SelectQueryBuilder<E> {
+  return manager.createQueryBuilder(entity, alias).where(`${alias}.store_id = :storeId`, { storeId: store.id });
+}

@@ -1,0 +1,37 @@
+import type { EntityManager } from 'typeorm';
+import { newId } from '../common/http/ids.js';
+import type { FitSession } from '../fit/fit.entities.js';
+import { FitEvent, SERVICE_SOURCE, type ServiceEventType } from './event.entity.js';
+
+/**
+ * Records events the service itself is the source of, through the manager of the transaction that changes the
+ * session: the change and its event commit together or not at all. `key` makes the delivery id unique (the session
+ * for once-per-session events, the recommendation for per-recommendation ones), so the event is never counted twice.
+ */
+export async function recordSessionEvents(
+  manager: EntityManager,
+  session: FitSession,
+  at: Date,
+  events: readonly { type: ServiceEventType; key: string; variantId?: string | null }[],
+): Promise<void> {
+  await manager.insert(
+    FitEvent,
+    events.map((event) => ({
+      id: newId(),
+      merchantId: session.merchantId,
+      storeId: session.storeId,
+      source: SERVICE_SOURCE,
+      externalId: `${event.type}:${event.key}`,
+      type: event.type,
+      productId: session.productId,
+      variantId: event.variantId ?? null,
+      sessionId: session.id,
+      orderId: null,
+      lineItemId: null,
+      reason: null,
+      quantity: null,
+      occurredAt: at,
+      receivedAt: at,
+    })),
+  );
+}

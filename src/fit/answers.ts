@@ -1,0 +1,143 @@
+import type { FieldError } from '../common/problems/problem.error.js';
+import { isPlainObject, isZone } from '../catalog/catalog.rules.js';
+import { ANSWER_LIMITS, ZONE_LIMITS } from './engine/limits.js';
+import {
+  FIT_PREFERENCES,
+  type FitPreference,
+  SEXES,
+  type Sex,
+  type Shopper,
+  type Zone,
+} from './engine/types.js';
+import type { Question } from './fit.entities.js';
+import { isCustomKey } from './questions.js';
+
+const CM_PER_INCH = 2.54;
+const KG_PER_POUND = 0.45359237;
+const MAX_CUSTOM_LENGTH = 500;
+
+export type AnswersCheck = { ok: true; shopper: Shopper } | { ok: false; errors: FieldError[] };
+
+/**
+ * Checks a session's answers against its questions and turns them into the engine's input, converting units once,
+ * here. Every offending answer gets its own error (`answers.<key>…`); nothing partial is ever used.
+ */
+export function readAnswers(answers: Record<string, unknown>, questions: readonly Question[]): AnswersCheck {
+  const errors: FieldError[] = [];
+  const fail = (key: string, code: string, message: string, suffix = '') =>
+    errors.push({ field: `answers.${key}${suffix}`, code, message });
+  const asked = new Map(questions.map((q) => [q.key, q]));
+  const shopper: { -readonly [K in keyof Shopper]: Shopper[K] } = { measured: {} };
+  const measured: Partial<Record<Zone, number>> = {};
+
+  for (const question of questions) {
+    if (question.required && answers[question.key] === undefined) {
+      fail(question.key, 'required', `${question.key} is required by this questionnaire`);
+    }
+  }
+  for (const [key, value] of Object.entries(answers)) {
+    if (!asked.has(key)) {
+      fail(key, 'not_asked', `${key} is not a question of this session's questionnaire`);
+      continue;
+    }
+    switch (key) {
+      case 'height': {
+        const cm = readLength(value, key, fail);
+        if (cm === undefined) break;
+        if (outside(cm, ANSWER_LIMITS.height)) {
+          fail(key, 'out_of_range', `height must be from ${range(ANSWER_LIMITS.height, 'cm')}`, '.value');
+        } else shopper.heightCm = cm;
+        break;
+      }
+      case 'weight': {
+        const kg = readWeight(value, fail);
+        if (kg === undefined) break;
+        if (outside(kg, ANSWER_LIMITS.weight)) {
+          fail(key, 'out_of_range', `weight must be from ${range(ANSWER_LIMITS.weight, 'kg')}`, '.value');
+        } else shopper.weightKg = kg;
+        break;
+      }
+      case 'age':
+        if (typeof value !== 'number' || !Number.isFinite(value)) fail(key, 'must_be_number', 'age is a number of years');
+        else if (outside(value, ANSWER_LIMITS.age)) {
+          fail(key, 'out_of_range', `age must be from ${ANSWER_LIMITS.age.min} to ${ANSWER_LIMITS.age.max} years`);
+        } else shopper.age = value;
+        break;
+      case 'sex':
+        if (!SEXES.includes(value as Sex)) fail(key, 'not_allowed_value', `sex must be one of ${SEXES.join(', ')}`);
+        else shopper.sex = value as Sex;
+        break;
+      case 'fit_preference':
+        if (!FIT_PREFERENCES.includes(value as FitPreference)) {
+          fail(key, 'not_allowed_value', `fit_preference must be one of ${FIT_PREFERENCES.join(', ')}`);
+        } else shopper.fitPreference = value as FitPreference;
+        break;
+      default:
+        if (isZone(key)) {
+          const cm = readLength(value, key, fail);
+          if (cm === undefined) break;
+          if (outside(cm, ZONE_LIMITS[key])) {
+            fail(key, 'out_of_range', `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`, '.value');
+          } else measured[key] = cm;
+        } else if (isCustomKey(key) && !isCustomValue(value)) {
+          fail(key, 'invalid_custom_answer', `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`);
+        }
+    }
+  }
+  if (errors.length) return { ok: false, errors };
+  return { ok: true, shopper: { ...shopper, measured } };
+}
+
+type Fail = (key: string, code: string, message: string, suffix?: string) => void;
+
+/** `{value, unit: cm|in}` → centimetres. */
+function readLength(value: unknown, key: string, fail: Fail): number | undefined {
+  const measure = readMeasure(value, key, ['cm', 'in'], fail);
+  return measure && (measure.unit === 'in' ? measure.value * CM_PER_INCH : measure.value);
+}
+
+/** `{value, unit: kg|lb}` → kilograms. */
+function readWeight(value: unknown, fail: Fail): number | undefined {
+  const measure = readMeasure(value, 'weight', ['kg', 'lb'], fail);
+  return measure && (measure.unit === 'lb' ? measure.value * KG_PER_POUND : measure.value);
+}
+
+function readMeasure(
+  value: unknown,
+  key: string,
+  units: readonly string[],
+  fail: Fail,
+): { value: number; unit: string } | undefined {
+  const shape = `{"value": number, "unit": ${units.map((u) => `"${u}"`).join(' | ')}}`;
+  if (!isPlainObject(value) || Object.keys(value).some((k) => k !== 'value' && k !== 'unit')) {
+    fail(key, 'must_be_measure', `${key} must be ${shape}`);
+    return undefined;
+  }
+  let valid = true;
+  if (typeof value.value !== 'number' || !Number.isFinite(value.value)) {
+    fail(key, 'must_be_number', `${key}.value must be a number`, '.value');
+    valid = false;
+  }
+  if (typeof value.unit !== 'string' || !units.includes(value.unit)) {
+    fail(key, 'not_allowed_value', `${key}.unit must be one of ${units.join(', ')}`, '.unit');
+    valid = false;
+  }
+  return valid ? { value: value.value as number, unit: value.unit as string } : undefined;
+}
+
+function isCustomValue(value: unknown): boolean {
+  return (
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    (typeof value === 'string' && value.length <= MAX_CUSTOM_LENGTH)
+  );
+}
+
+const outside = (value: number, limits: { min: number; max: number }) => value < limits.min || value > limits.max;
+const range = (limits: { min: number; max: number }, unit: string) => `${limits.min} to ${limits.max} ${unit}`;
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** A chart's ranges in centimetres, whatever unit the merchant wrote them in. */
+export function toCentimetres(value: number, unit: 'cm' | 'in'): number {
+  return unit === 'in' ? value * CM_PER_INCH : value;
+}

@@ -1,0 +1,107 @@
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Min } from 'class-validator';
+import { IsOmittable } from '../../common/validation/omittable.js';
+import { IsText } from '../../common/validation/text.js';
+import { ValidateWith } from '../../common/validation/validate-with.js';
+import type { Question, Questionnaire, QuestionnaireVersion } from '../fit.entities.js';
+import { checkQuestions, ENGINE_KEYS } from '../questions.js';
+
+const QUESTIONS_DOC: ApiPropertyOptions = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { key: { type: 'string' }, required: { type: 'boolean' } },
+    required: ['key', 'required'],
+  },
+  example: [
+    { key: 'height', required: true },
+    { key: 'weight', required: true },
+    { key: 'sex', required: false },
+  ],
+  description: `1–50 questions. Keys: ${ENGINE_KEYS.join(', ')}, or custom:<name> (stored, not used).`,
+};
+
+export class CreateQuestionnaireRequest {
+  @ApiProperty({ example: 'Tops quiz', maxLength: 200 })
+  @IsText()
+  name: string;
+
+  @ApiProperty(QUESTIONS_DOC)
+  @ValidateWith(checkQuestions)
+  questions: Question[];
+
+  @ApiPropertyOptional({ description: "The store's default for sessions started without a questionnaire.", default: false })
+  @IsOmittable()
+  @IsBoolean()
+  default?: boolean;
+}
+
+export class UpdateQuestionnaireRequest {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOmittable()
+  @IsText()
+  name?: string;
+
+  @ApiPropertyOptional({ ...QUESTIONS_DOC, description: `${QUESTIONS_DOC.description} Replaces every question.` })
+  @IsOmittable()
+  @ValidateWith(checkQuestions)
+  questions?: Question[];
+
+  @ApiPropertyOptional({ description: 'Make it (or stop it being) the store default. Does not make a new version.' })
+  @IsOmittable()
+  @IsBoolean()
+  default?: boolean;
+}
+
+export class QuestionnaireVersionQuery {
+  @ApiPropertyOptional({ description: 'An earlier version; the current one when left out.', minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1)
+  @IsInt({ message: 'version must be a whole number from 1' })
+  version?: number;
+}
+
+export class QuestionnaireResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ description: 'Starts at 1; every change of name or questions makes a new version.' })
+  version: number;
+
+  @ApiProperty(QUESTIONS_DOC)
+  questions: Question[];
+
+  @ApiProperty({ description: "Whether it is the store's default." })
+  default: boolean;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  archived_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When this version was made.' })
+  updated_at: string;
+
+  static from(this: void, questionnaire: Questionnaire, version?: QuestionnaireVersion): QuestionnaireResponse {
+    return {
+      id: questionnaire.id,
+      store_id: questionnaire.storeId,
+      name: version?.name ?? questionnaire.name,
+      version: version?.version ?? questionnaire.version,
+      questions: version?.questions ?? questionnaire.questions,
+      default: questionnaire.isDefault,
+      archived_at: questionnaire.archivedAt?.toISOString() ?? null,
+      created_at: questionnaire.createdAt.toISOString(),
+      updated_at: (version?.createdAt ?? questionnaire.updatedAt).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,194 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsObject, IsUUID } from 'class-validator';
+import { PageQuery } from '../../common/http/pagination.js';
+import { IsOmittable } from '../../common/validation/omittable.js';
+import { IsText } from '../../common/validation/text.js';
+import { FIT_VERDICTS } from '../engine/types.js';
+import {
+  type FitSession,
+  OUTCOMES,
+  type Outcome,
+  type Question,
+  SESSION_STATES,
+  type SessionState,
+  type StoredDecision,
+  type StoredRecommendation,
+} from '../fit.entities.js';
+
+export class CreateSessionRequest {
+  @ApiProperty({ format: 'uuid', description: 'An active product of the store.' })
+  @IsUUID('all', { message: 'product_id must be an id' })
+  product_id: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: "Left out: the store's default questionnaire, else height, weight, age, sex and fit_preference.",
+  })
+  @IsOmittable()
+  @IsUUID('all', { message: 'questionnaire_id must be an id' })
+  questionnaire_id?: string;
+}
+
+export class AnswersRequest {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      height: { value: 178, unit: 'cm' },
+      weight: { value: 76, unit: 'kg' },
+      age: 34,
+      sex: 'male',
+      fit_preference: 'regular',
+    },
+    description:
+      'One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age ' +
+      '(13–100), sex (female|male), fit_preference (tighter|regular|looser), any zone {value, unit: cm|in}, ' +
+      'custom:<name> (a string, number or boolean).',
+  })
+  @IsObject({ message: 'answers must be an object of question key → answer' })
+  answers: Record<string, unknown>;
+}
+
+export class DecisionRequest {
+  @ApiPropertyOptional({ description: 'The size chosen. Send this or variant_id.' })
+  @IsOmittable()
+  @IsText(50)
+  size_label?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The variant chosen. Send this or size_label.' })
+  @IsOmittable()
+  @IsUUID('all', { message: 'variant_id must be an id' })
+  variant_id?: string;
+}
+
+export class SessionListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: SESSION_STATES })
+  @IsOmittable()
+  @IsIn(SESSION_STATES, { message: `state must be one of ${SESSION_STATES.join(', ')}` })
+  state?: SessionState;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOmittable()
+  @IsUUID('all', { message: 'product_id must be an id' })
+  product_id?: string;
+}
+
+class SizeProbabilityDoc {
+  @ApiProperty()
+  size_label: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'A variant of the product in this size.' })
+  variant_id: string | null;
+
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  confidence: number;
+}
+
+const MEASUREMENT_DOC = {
+  type: 'object' as const,
+  properties: {
+    value_cm: { type: 'number' as const },
+    source: { type: 'string' as const, enum: ['answered', 'estimated'] },
+    sd_cm: { type: 'number' as const, description: 'Measurement error when answered, model uncertainty when estimated.' },
+  },
+};
+
+export class RecommendationDoc extends SizeProbabilityDoc {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'The probability that this size fits best.' })
+  declare confidence: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [...FIT_VERDICTS] },
+    example: { chest: 'regular', waist: 'loose' },
+  })
+  fit: Record<string, string>;
+
+  @ApiProperty({ type: [SizeProbabilityDoc] })
+  alternatives: SizeProbabilityDoc[];
+
+  @ApiProperty({ type: 'object', additionalProperties: MEASUREMENT_DOC, description: 'Every zone the decision used.' })
+  measurements: StoredRecommendation['measurements'];
+
+  @ApiProperty()
+  model_version: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+export class DecisionDoc {
+  @ApiProperty()
+  size_label: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  variant_id: string | null;
+
+  @ApiProperty({ enum: OUTCOMES })
+  outcome: Outcome;
+
+  @ApiProperty({ format: 'date-time' })
+  decided_at: string;
+}
+
+export class SessionResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  product_id: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: the built-in questions.' })
+  questionnaire_id: string | null;
+
+  @ApiProperty({ nullable: true, type: Number, description: 'The version the session started with.' })
+  questionnaire_version: number | null;
+
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'The questions the session asks.' })
+  questions: Question[];
+
+  @ApiProperty({ enum: SESSION_STATES, description: 'started → recommended → completed.' })
+  state: SessionState;
+
+  @ApiProperty({ enum: OUTCOMES, nullable: true, type: String })
+  outcome: Outcome | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'As sent.' })
+  answers: Record<string, unknown> | null;
+
+  @ApiProperty({ type: RecommendationDoc, nullable: true })
+  recommendation: StoredRecommendation | null;
+
+  @ApiProperty({ type: DecisionDoc, nullable: true })
+  decision: StoredDecision | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  static from(this: void, session: FitSession): SessionResponse {
+    return {
+      id: session.id,
+      store_id: session.storeId,
+      product_id: session.productId,
+      questionnaire_id: session.questionnaireId,
+      questionnaire_version: session.questionnaireVersion,
+      questions: session.questions,
+      state: session.state,
+      outcome: session.outcome,
+      answers: session.answers as Record<string, unknown> | null,
+      recommendation: session.recommendation,
+      decision: session.decision,
+      created_at: session.createdAt.toISOString(),
+      updated_at: session.updatedAt.toISOString(),
+    };
+  }
+}

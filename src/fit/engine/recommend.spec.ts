@@ -1,0 +1,183 @@
+import { describe, expect, it } from '@jest/globals';
+import { MODEL_VERSION, recommend } from './recommend.js';
+import { bestSize } from './tailor.js';
+import { InsufficientAnswersError, type Chart, type RecommendInput, type Shopper } from './types.js';
+
+const tops: Chart = {
+  measurementType: 'body',
+  easeCm: 0,
+  sizes: [
+    ['XS', 80, 87, 64, 72],
+    ['S', 87, 94, 72, 80],
+    ['M', 94, 102, 80, 88],
+    ['L', 102, 110, 88, 97],
+    ['XL', 110, 118, 97, 107],
+    ['XXL', 118, 128, 107, 119],
+  ].map(([label, c0, c1, w0, w1]) => ({
+    label: label as string,
+    measurements: {
+      chest: { min: c0 as number, max: c1 as number },
+      waist: { min: w0 as number, max: w1 as number },
+      hip: { min: (c0 as number) + 2, max: (c1 as number) + 2 },
+    },
+  })),
+};
+
+const input = (shopper: Partial<Shopper>, extra: Partial<RecommendInput> = {}): RecommendInput => ({
+  chart: tops,
+  zoneWeights: { chest: 1, waist: 0.5 },
+  fitAdjustment: 'true_to_size',
+  ...extra,
+  shopper: { measured: {}, ...shopper },
+});
+
+const total = (r: ReturnType<typeof recommend>) => r.confidence + r.alternatives.reduce((s, a) => s + a.confidence, 0);
+
+describe('recommend', () => {
+  it('recommends from height and weight with a calibrated-looking answer', () => {
+    const r = recommend(input({ heightCm: 178, weightKg: 80, age: 30, sex: 'male' }));
+    expect(['M', 'L']).toContain(r.sizeLabel);
+    expect(r.confidence).toBeGreaterThan(0.3);
+    expect(r.confidence).toBeLessThanOrEqual(1);
+    expect(r.measurements.chest).toMatchObject({ source: 'estimated' });
+    expect(r.measurements.chest?.valueCm).toBeGreaterThan(95);
+    expect(r.measurements.chest?.valueCm).toBeLessThan(108);
+    expect(r.measurements.chest?.sdCm).toBeGreaterThan(1);
+    expect(Object.keys(r.measurements).sort()).toEqual(['chest', 'waist']);
+    // the fit covers every zone the chosen size defines, the unused hip included
+    expect(Object.keys(r.fit).sort()).toEqual(['chest', 'hip', 'waist']);
+    expect(r.modelVersion).toBe(MODEL_VERSION);
+    expect(MODEL_VERSION).toMatch(/^ansur2-ols-\d{8}-[0-9a-f]{8}$/);
+  });
+
+  it('gives probabilities that sum to about 1, most likely first, each rounded to 3 decimals', () => {
+    for (const shopper of [
+      { heightCm: 165, weightKg: 62, sex: 'female' as const },
+      { heightCm: 185, weightKg: 95 },
+      { heightCm: 160, weightKg: 120, age: 70 },
+      { measured: { chest: 94, waist: 80 } },
+    ]) {
+      const r = recommend(input(shopper));
+      expect(total(r)).toBeGreaterThan(0.98);
+      expect(total(r)).toBeLessThan(1.005);
+      const ps = r.alternatives.map((a) => a.confidence);
+      expect([...ps].sort((a, b) => b - a)).toEqual(ps);
+      for (const p of [r.confidence, ...ps]) {
+        expect(p).toBeGreaterThanOrEqual(0);
+        expect(p).toBeLessThanOrEqual(1);
+        expect(Math.round(p * 1000) / 1000).toBe(p);
+      }
+      expect(ps.every((p) => p >= 0.005)).toBe(true);
+      expect(r.alternatives.map((a) => a.sizeLabel)).not.toContain(r.sizeLabel);
+    }
+  });
+
+  it('is deterministic: the same input gives the same answer, bit for bit', () => {
+    const shopper = { heightCm: 171, weightKg: 77.5, measured: { waist: 88 } };
+    expect(recommend(input(shopper))).toStrictEqual(recommend(input(shopper)));
+    expect(JSON.stringify(recommend(input(shopper)))).toBe(JSON.stringify(recommend(input(shopper))));
+  });
+
+  it('with every used zone measured, gives exactly the chart answer, without height or weight', () => {
+    for (let chest = 78; chest <= 132; chest += 1.5) {
+      for (const waist of [60, 72, 72.01, 80, 85, 88, 96.9, 97, 110, 125]) {
+        const r = recommend(input({ measured: { chest, waist } }));
+        const expected = bestSize({ chart: tops, zoneWeights: { chest: 1, waist: 0.5 }, fitAdjustment: 'true_to_size' }, { chest, waist });
+        expect(r.sizeLabel).toBe(expected);
+        expect(r.measurements).toEqual({
+          chest: { valueCm: chest, source: 'answered', sdCm: 1.5 },
+          waist: { valueCm: waist === 72.01 ? 72 : waist, source: 'answered', sdCm: 1.5 },
+        });
+      }
+    }
+  });
+
+  it('measured on a boundary: the chart answer, with a confidence that says it is a coin toss', () => {
+    const r = recommend(input({ measured: { chest: 102, waist: 84 } }));
+    expect(r.sizeLabel).toBe('M');
+    expect(r.confidence).toBeGreaterThan(0.4);
+    expect(r.confidence).toBeLessThan(0.6);
+    expect(r.alternatives[0].sizeLabel).toBe('L');
+  });
+
+  it('refuses when a used zone is neither answered nor estimable', () => {
+    const refuse = (shopper: Partial<Shopper>) => {
+      try {
+        recommend(input(shopper));
+      } catch (e) {
+        expect(e).toBeInstanceOf(InsufficientAnswersError);
+        return (e as InsufficientAnswersError).fields.map((f) => f.field);
+      }
+      throw new Error('expected InsufficientAnswersError');
+    };
+    expect(refuse({})).toEqual(['height', 'weight']);
+    expect(refuse({ heightCm: 170 })).toEqual(['weight']);
+    expect(refuse({ weightKg: 70, measured: { chest: 100 } })).toEqual(['height']);
+    // answering every used zone is enough; an unused zone does not matter
+    expect(() => recommend(input({ measured: { chest: 100, waist: 85 } }))).not.toThrow();
+  });
+
+  it('fit verdicts: unestimable unused zones are left out; answered zones use the answer', () => {
+    const r = recommend(input({ measured: { chest: 100, waist: 85 } }));
+    expect(r.sizeLabel).toBe('M');
+    expect(r.fit).toEqual({ chest: 'regular', waist: 'regular' });
+    const snug = recommend(input({ measured: { chest: 101.5, waist: 87.5 } }));
+    expect(snug.fit).toEqual({ chest: 'snug', waist: 'snug' });
+  });
+
+  it('uses an answered zone to condition the estimated ones', () => {
+    const base = { heightCm: 175, weightKg: 80, sex: 'male' as const };
+    const plain = recommend(input(base));
+    const bigChest = recommend(input({ ...base, measured: { chest: 112 } }));
+    expect(bigChest.measurements.waist!.valueCm).toBeGreaterThan(plain.measurements.waist!.valueCm);
+    expect(bigChest.measurements.waist!.sdCm).toBeLessThanOrEqual(plain.measurements.waist!.sdCm);
+  });
+
+  it('mixes the sexes when the sex is unknown, by height and weight', () => {
+    const hips = { zoneWeights: { hip: 1 } };
+    const f = recommend(input({ heightCm: 160, weightKg: 58, sex: 'female' }, hips)).measurements.hip!.valueCm;
+    const m = recommend(input({ heightCm: 160, weightKg: 58, sex: 'male' }, hips)).measurements.hip!.valueCm;
+    const unknown = recommend(input({ heightCm: 160, weightKg: 58 }, hips)).measurements.hip!.valueCm;
+    expect(f).toBeGreaterThan(m);
+    // a short light person is most likely female
+    expect(unknown).toBeGreaterThan((f + m) / 2);
+    expect(unknown).toBeLessThanOrEqual(f);
+  });
+
+  it('clamps ages outside the fitted range and accepts a missing age', () => {
+    const at = (age?: number) => recommend(input({ heightCm: 170, weightKg: 70, sex: 'female', age }));
+    expect(at(13)).toEqual(at(17));
+    expect(at(95)).toEqual(at(58));
+    expect(at(undefined).sizeLabel).toBeDefined();
+  });
+
+  it('stays finite at the plausibility limits', () => {
+    for (const [heightCm, weightKg] of [
+      [100, 30],
+      [100, 250],
+      [230, 30],
+      [230, 250],
+    ]) {
+      const r = recommend(input({ heightCm, weightKg }));
+      expect(Number.isFinite(r.confidence)).toBe(true);
+      expect(Number.isFinite(r.measurements.chest!.valueCm)).toBe(true);
+    }
+  });
+
+  it('runs_small recommends a bigger size, runs_large a smaller one', () => {
+    const shopper = { heightCm: 175, weightKg: 75, sex: 'male' as const, age: 35 };
+    const index = (label: string) => tops.sizes.findIndex((s) => s.label === label);
+    const normal = index(recommend(input(shopper)).sizeLabel);
+    expect(index(recommend(input(shopper, { fitAdjustment: 'runs_small' })).sizeLabel)).toBeGreaterThanOrEqual(normal);
+    expect(index(recommend(input(shopper, { fitAdjustment: 'runs_large' })).sizeLabel)).toBeLessThanOrEqual(normal);
+  });
+
+  it('takes well under 2 ms per recommendation', () => {
+    const shoppers = Array.from({ length: 200 }, (_, i) => input({ heightCm: 150 + (i % 50), weightKg: 50 + (i % 70) }));
+    recommend(shoppers[0]);
+    const t0 = process.hrtime.bigint();
+    for (const s of shoppers) recommend(s);
+    const msEach = Number(process.hrtime.bigint() - t0) / 1e6 / shoppers.length;
+    expect(msEach).toBeLessThan(5); // generous for slow CI; eval:fit reports the real p50
+  });
+});

@@ -1,0 +1,290 @@
+/**
+ * recommend(): the size to suggest, the probability that it is the best fit, and why. Pure and deterministic: the
+ * probabilities integrate the tailor's rule (tailor.ts) over the uncertainty of the body (body-model.ts) with a fixed
+ * set of standard-normal draws (draws.ts). docs/fit-quality.md describes every decision.
+ */
+import {
+  conditioning,
+  MODEL_VERSION,
+  predict,
+  residualFactor,
+  sexProbabilities,
+  type Conditioning,
+  type ZonePrediction,
+} from './body-model.js';
+import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
+import { ANSWER_SD_CM } from './limits.js';
+import {
+  bestSizeIndex,
+  effectiveBounds,
+  fitVerdict,
+  leastExcessSize,
+  prepareChart,
+  type PreparedChart,
+} from './tailor.js';
+import {
+  InsufficientAnswersError,
+  SEXES,
+  ZONES,
+  type FitVerdict,
+  type MeasurementUsed,
+  type Recommendation,
+  type RecommendInput,
+  type SizeProbability,
+  type Zone,
+} from './types.js';
+
+export { MODEL_VERSION };
+
+const Z = ZONES.length;
+/** Sizes below this probability are not listed as alternatives. */
+const ALTERNATIVE_MIN_PROBABILITY = 0.005;
+/** A sex whose mixture weight is below this is skipped (it cannot move a probability by a rounding step). */
+const NEGLIGIBLE_COMPONENT = 1e-9;
+
+interface Component {
+  readonly weight: number;
+  readonly prediction: ZonePrediction;
+  readonly conditioning: Conditioning;
+  /** Mean of every log zone given the answered point values (before any draw). */
+  readonly conditionalMean: Float64Array;
+}
+
+/** One sex of the body model, conditioned on the answered zones. */
+function component(
+  weight: number,
+  prediction: ZonePrediction,
+  answeredMask: number,
+  logAnswer: Float64Array,
+): Component {
+  const cond = conditioning(prediction.model, answeredMask);
+  const { mean, sd, offset } = prediction;
+  const conditionalMean = new Float64Array(Z);
+  for (let z = 0; z < Z; z++) {
+    if (answeredMask & (1 << z)) {
+      conditionalMean[z] = logAnswer[z];
+      continue;
+    }
+    const w = cond.weights[z];
+    let standardised = 0;
+    cond.answered.forEach((a, i) => (standardised += (w[i] * (logAnswer[a] - mean[a])) / sd[a]));
+    const [ch, cw] = cond.gradientCorrection[z];
+    conditionalMean[z] = mean[z] + sd[z] * standardised + ch * offset[0] + cw * offset[1];
+  }
+  return { weight, prediction, conditioning: cond, conditionalMean };
+}
+
+/**
+ * Draws the used zones of every fixed draw and counts the best size of each. Answered zones: log(answer) + (sd/answer)·z
+ * (the tape's error); estimated zones: their conditional mean, moved by the answered draws' deviations through the
+ * conditioning weights, plus the correlated residual.
+ */
+function countBestSizes(
+  prepared: PreparedChart,
+  comp: Component | undefined,
+  answeredMask: number,
+  logAnswer: Float64Array,
+  answerNoise: Float64Array,
+  counts: Float64Array,
+  weight: number,
+): void {
+  const k = prepared.zones.length;
+  const sizes = prepared.labels.length;
+  const used = prepared.zoneIndex;
+  const logT = prepared.logThresholds;
+  const estimated = comp === undefined ? [] : used.filter((z) => !(answeredMask & (1 << z)));
+  // answered zones drawn: all of them when some zone is estimated (they inform it), else the used ones
+  const drawnAnswered = comp === undefined ? used.filter((z) => answeredMask & (1 << z)) : comp.conditioning.answered;
+  const nA = drawnAnswered.length;
+  const nE = estimated.length;
+  const factor = comp === undefined ? new Float64Array(0) : residualFactor(comp.prediction.model, answeredMask, estimated);
+  const condWeights = comp === undefined ? [] : estimated.map((e) => comp.conditioning.weights[e]);
+  const estimatedMean = comp === undefined ? [] : estimated.map((e) => comp.conditionalMean[e]);
+  const estimatedSd = comp === undefined ? [] : estimated.map((e) => comp.prediction.sd[e]);
+  // an answered draw's deviation from the answer, in the standardised units of the conditioning weights
+  const deviationScale = drawnAnswered.map((a) => (comp === undefined ? 0 : answerNoise[a] / comp.prediction.sd[a]));
+  const noise = drawnAnswered.map((a) => answerNoise[a]);
+  const base = drawnAnswered.map((a) => logAnswer[a]);
+  const lx = new Float64Array(Z);
+  const deviation = new Float64Array(nA);
+  const draws = STANDARD_NORMAL_DRAWS;
+  const cm = new Float64Array(k);
+  for (let i = 0; i < DRAW_COUNT; i++) {
+    const off = i * DRAW_DIMENSIONS;
+    for (let j = 0; j < nA; j++) {
+      const d = draws[off + j];
+      lx[drawnAnswered[j]] = base[j] + noise[j] * d;
+      deviation[j] = deviationScale[j] * d;
+    }
+    for (let q = 0; q < nE; q++) {
+      const w = condWeights[q];
+      let v = 0;
+      for (let j = 0; j < nA; j++) v += w[j] * deviation[j];
+      const row = q * nE;
+      for (let m = 0; m <= q; m++) v += factor[row + m] * draws[off + nA + m];
+      lx[estimated[q]] = estimatedMean[q] + estimatedSd[q] * v;
+    }
+    let chosen = -1;
+    for (let s = 0; s < sizes; s++) {
+      let fits = true;
+      for (let j = 0; j < k; j++) {
+        if (lx[used[j]] > logT[s * k + j]) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits) {
+        chosen = s;
+        break;
+      }
+    }
+    if (chosen < 0) {
+      for (let j = 0; j < k; j++) cm[j] = Math.exp(lx[used[j]]);
+      chosen = leastExcessSize(prepared, cm);
+    }
+    counts[chosen] += weight;
+  }
+}
+
+const round = (x: number, decimals: number) => {
+  const f = 10 ** decimals;
+  return Math.round(x * f) / f;
+};
+
+export function recommend(input: RecommendInput): Recommendation {
+  const { shopper, chart, zoneWeights, fitAdjustment } = input;
+  if (chart.sizes.length === 0) throw new RangeError('the chart has no sizes');
+  const fitPreference = shopper.fitPreference ?? 'regular';
+  const prepared = prepareChart(chart, zoneWeights, fitPreference, fitAdjustment);
+
+  // answers
+  let answeredMask = 0;
+  const answer = new Float64Array(Z);
+  const logAnswer = new Float64Array(Z);
+  const answerNoise = new Float64Array(Z);
+  ZONES.forEach((zone, z) => {
+    const v = shopper.measured[zone];
+    if (v === undefined) return;
+    if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${zone} must be a positive number of cm`);
+    answeredMask |= 1 << z;
+    answer[z] = v;
+    logAnswer[z] = Math.log(v);
+    answerNoise[z] = ANSWER_SD_CM[zone] / v;
+  });
+  const estimatedUsed = prepared.zones.filter((zone) => !(answeredMask & (1 << ZONES.indexOf(zone))));
+  const { heightCm, weightKg } = shopper;
+  for (const [name, v] of [
+    ['heightCm', heightCm],
+    ['weightKg', weightKg],
+    ['age', shopper.age],
+  ] as const) {
+    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`${name} must be a positive number`);
+  }
+  const haveBody = heightCm !== undefined && weightKg !== undefined;
+  if (estimatedUsed.length > 0 && !haveBody) {
+    const zones = estimatedUsed.join(', ');
+    const fields: { field: string; message: string }[] = [];
+    if (heightCm === undefined) fields.push({ field: 'height', message: `height is needed to estimate ${zones} (or answer them)` });
+    if (weightKg === undefined) fields.push({ field: 'weight', message: `weight is needed to estimate ${zones} (or answer them)` });
+    throw new InsufficientAnswersError(fields);
+  }
+
+  // the body model: one component per sex (a mixture when the sex is unknown)
+  const components: Component[] = [];
+  if (haveBody) {
+    const sexWeights = shopper.sex !== undefined ? { female: 0, male: 0, [shopper.sex]: 1 } : sexProbabilities(heightCm, weightKg);
+    for (const sex of SEXES) {
+      if (sexWeights[sex] < NEGLIGIBLE_COMPONENT) continue;
+      components.push(component(sexWeights[sex], predict(sex, heightCm, weightKg, shopper.age), answeredMask, logAnswer));
+    }
+  }
+
+  // probabilities of each size being the best
+  const sizes = prepared.labels.length;
+  const counts = new Float64Array(sizes);
+  if (estimatedUsed.length === 0) {
+    countBestSizes(prepared, undefined, answeredMask, logAnswer, answerNoise, counts, 1);
+  } else {
+    const total = components.reduce((sum, c) => sum + c.weight, 0);
+    for (const c of components) countBestSizes(prepared, c, answeredMask, logAnswer, answerNoise, counts, c.weight / total);
+  }
+  const probability = Array.from(counts, (c) => c / DRAW_COUNT);
+
+  // the recommendation
+  let chosen: number;
+  if (estimatedUsed.length === 0) {
+    chosen = bestSizeIndex(
+      prepared,
+      prepared.zoneIndex.map((z) => answer[z]),
+    );
+  } else {
+    chosen = 0;
+    for (let s = 1; s < sizes; s++) if (probability[s] > probability[chosen]) chosen = s;
+  }
+  const alternatives: SizeProbability[] = probability
+    .map((p, s) => ({ s, p }))
+    .filter(({ s, p }) => s !== chosen && p >= ALTERNATIVE_MIN_PROBABILITY)
+    .sort((a, b) => b.p - a.p || a.s - b.s)
+    .map(({ s, p }) => ({ sizeLabel: prepared.labels[s], confidence: round(p, 3) }));
+
+  // point estimates: answered values, else the mixture mean of the conditional log-normal
+  const estimate = (z: number): { mean: number; sd: number } | undefined => {
+    if (answeredMask & (1 << z)) return { mean: answer[z], sd: ANSWER_SD_CM[ZONES[z]] };
+    if (components.length === 0) return undefined;
+    let m1 = 0;
+    let m2 = 0;
+    let total = 0;
+    for (const c of components) {
+      const { sd } = c.prediction;
+      const cond = c.conditioning;
+      // residual variance plus the tape error of the answers it leans on
+      let variance = cond.residualVariance[z];
+      cond.answered.forEach((a, i) => {
+        const w = cond.weights[z][i];
+        const noise = answerNoise[a] / sd[a];
+        variance += w * w * noise * noise;
+      });
+      const v = sd[z] * sd[z] * variance;
+      const mu = c.conditionalMean[z];
+      const m = Math.exp(mu + v / 2);
+      const second = Math.exp(2 * mu + 2 * v);
+      m1 += c.weight * m;
+      m2 += c.weight * second;
+      total += c.weight;
+    }
+    m1 /= total;
+    m2 /= total;
+    return { mean: m1, sd: Math.sqrt(Math.max(m2 - m1 * m1, 0)) };
+  };
+
+  const measurements: Partial<Record<Zone, MeasurementUsed>> = {};
+  for (const zone of prepared.zones) {
+    const z = ZONES.indexOf(zone);
+    const e = estimate(z);
+    if (e === undefined) continue;
+    measurements[zone] = {
+      valueCm: round(e.mean, 1),
+      source: answeredMask & (1 << z) ? 'answered' : 'estimated',
+      sdCm: round(e.sd, 1),
+    };
+  }
+
+  const fit: Partial<Record<Zone, FitVerdict>> = {};
+  const size = chart.sizes[chosen];
+  for (const zone of ZONES) {
+    const bounds = effectiveBounds(chart, size, zone, fitPreference, fitAdjustment);
+    if (bounds === undefined) continue;
+    const e = estimate(ZONES.indexOf(zone));
+    if (e === undefined) continue;
+    fit[zone] = fitVerdict(e.mean, bounds, fitPreference);
+  }
+
+  return {
+    sizeLabel: prepared.labels[chosen],
+    confidence: round(probability[chosen], 3),
+    alternatives,
+    fit,
+    measurements,
+    modelVersion: MODEL_VERSION,
+  };
+}

@@ -1,0 +1,150 @@
+import { describe, expect, it } from '@jest/globals';
+import { bestSize, effectiveBounds, fitVerdict, usedZones } from './tailor.js';
+import type { Chart, FitAdjustment, FitPreference, ZoneWeights } from './types.js';
+
+const tops: Chart = {
+  measurementType: 'body',
+  easeCm: 0,
+  sizes: [
+    { label: 'S', measurements: { chest: { min: 88, max: 96 }, waist: { min: 74, max: 82 } } },
+    { label: 'M', measurements: { chest: { min: 96, max: 104 }, waist: { min: 82, max: 90 } } },
+    { label: 'L', measurements: { chest: { min: 104, max: 112 }, waist: { min: 90, max: 98 } } },
+    { label: 'XL', measurements: { chest: { min: 112, max: 120 }, waist: { min: 98, max: 108 } } },
+  ],
+};
+const weights: ZoneWeights = { chest: 1, waist: 0.5 };
+
+const pick = (
+  body: { chest?: number; waist?: number; hip?: number },
+  options: { chart?: Chart; zoneWeights?: ZoneWeights; fitAdjustment?: FitAdjustment; fitPreference?: FitPreference } = {},
+) =>
+  bestSize(
+    {
+      chart: options.chart ?? tops,
+      zoneWeights: options.zoneWeights ?? weights,
+      fitAdjustment: options.fitAdjustment ?? 'true_to_size',
+      fitPreference: options.fitPreference,
+    },
+    body,
+  );
+
+describe("the tailor's rule", () => {
+  it('takes the smallest size where no used zone is too small', () => {
+    expect(pick({ chest: 100, waist: 85 })).toBe('M');
+    expect(pick({ chest: 90, waist: 76 })).toBe('S');
+  });
+
+  it('chest fits M but waist needs L: L', () => {
+    expect(pick({ chest: 100, waist: 93 })).toBe('L');
+  });
+
+  it('counts the upper bound itself as fitting', () => {
+    expect(pick({ chest: 104, waist: 90 })).toBe('M');
+    expect(pick({ chest: 104.01, waist: 90 })).toBe('L');
+  });
+
+  it('a body below the smallest size gets the smallest size', () => {
+    expect(pick({ chest: 70, waist: 60 })).toBe('S');
+  });
+
+  it('too small everywhere: the largest size (least weighted excess)', () => {
+    expect(pick({ chest: 140, waist: 130 })).toBe('XL');
+    expect(pick({ chest: 121, waist: 100 })).toBe('XL');
+  });
+
+  it('weights the excess when no size fits', () => {
+    // a chart where no size is big enough in both zones: the heavier-weighted zone wins
+    const crossed: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'A', measurements: { chest: { min: 90, max: 100 }, waist: { min: 90, max: 100 } } },
+        { label: 'B', measurements: { chest: { min: 80, max: 90 }, waist: { min: 100, max: 110 } } },
+      ],
+    };
+    const body = { chest: 105, waist: 115 };
+    expect(pick(body, { chart: crossed, zoneWeights: { chest: 1, waist: 0.1 } })).toBe('A');
+    expect(pick(body, { chart: crossed, zoneWeights: { chest: 0.1, waist: 1 } })).toBe('B');
+  });
+
+  it('ignores zones with weight 0, and uses every zone with weight 1 when no weight matches the chart', () => {
+    expect(pick({ chest: 100, waist: 93 }, { zoneWeights: { chest: 1, waist: 0 } })).toBe('M');
+    expect(usedZones(tops, { hip: 1 })).toEqual([
+      { zone: 'chest', weight: 1 },
+      { zone: 'waist', weight: 1 },
+    ]);
+    expect(pick({ chest: 100, waist: 93 }, { zoneWeights: { hip: 1 } })).toBe('L');
+  });
+
+  it('does not constrain a size by a zone it does not define', () => {
+    const partial: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'S', measurements: { chest: { min: 88, max: 96 } } },
+        { label: 'M', measurements: { chest: { min: 96, max: 104 }, waist: { min: 82, max: 90 } } },
+      ],
+    };
+    expect(pick({ chest: 92, waist: 120 }, { chart: partial, zoneWeights: { chest: 1, waist: 1 } })).toBe('S');
+  });
+
+  it('garment charts subtract the ease: halved for tighter, ×1.5 for looser', () => {
+    const garment: Chart = { ...tops, measurementType: 'garment', easeCm: 8 };
+    // garment M chest 96–104 holds a body up to 96 (regular), 100 (tighter), 92 (looser, before the room rule)
+    expect(effectiveBounds(garment, garment.sizes[1], 'chest', 'regular', 'true_to_size')).toEqual({ lo: 88, hi: 96 });
+    expect(effectiveBounds(garment, garment.sizes[1], 'chest', 'tighter', 'true_to_size')).toEqual({ lo: 92, hi: 100 });
+    expect(effectiveBounds(garment, garment.sizes[1], 'chest', 'looser', 'true_to_size')).toEqual({ lo: 84, hi: 92 });
+    expect(pick({ chest: 95, waist: 70 }, { chart: garment })).toBe('M');
+    expect(pick({ chest: 97, waist: 70 }, { chart: garment })).toBe('L');
+    expect(pick({ chest: 99, waist: 70 }, { chart: garment, fitPreference: 'tighter' })).toBe('M');
+    // body charts ignore the ease
+    expect(effectiveBounds({ ...tops, easeCm: 8 }, tops.sizes[1], 'chest', 'regular', 'true_to_size')).toEqual({
+      lo: 96,
+      hi: 104,
+    });
+  });
+
+  it('runs_small moves ranges down a third of their width (a bigger size); runs_large up', () => {
+    expect(effectiveBounds(tops, tops.sizes[1], 'chest', 'regular', 'runs_small')).toEqual({ lo: 96 - 8 / 3, hi: 104 - 8 / 3 });
+    expect(effectiveBounds(tops, tops.sizes[1], 'chest', 'regular', 'runs_large')).toEqual({ lo: 96 + 8 / 3, hi: 104 + 8 / 3 });
+    expect(pick({ chest: 103, waist: 85 })).toBe('M');
+    expect(pick({ chest: 103, waist: 85 }, { fitAdjustment: 'runs_small' })).toBe('L');
+    expect(pick({ chest: 97, waist: 83 }, { fitAdjustment: 'runs_large' })).toBe('S');
+  });
+
+  it('looser wants a quarter of the width of room below the upper bound', () => {
+    expect(pick({ chest: 101, waist: 85 }, { fitPreference: 'looser' })).toBe('M'); // 101 ≤ 104 − 2
+    expect(pick({ chest: 103, waist: 85 }, { fitPreference: 'looser' })).toBe('L'); // 103 > 102
+    expect(pick({ chest: 103, waist: 85 }, { fitPreference: 'regular' })).toBe('M');
+  });
+
+  it('tighter never picks a size that is too small', () => {
+    expect(pick({ chest: 104.5, waist: 85 }, { fitPreference: 'tighter' })).toBe('L');
+  });
+});
+
+describe('fitVerdict', () => {
+  const b = { lo: 96, hi: 104 };
+  it.each([
+    [105, 'regular', 'too_small'],
+    [103.5, 'regular', 'snug'],
+    [100, 'regular', 'regular'],
+    [98, 'regular', 'regular'],
+    [97, 'regular', 'loose'],
+    [93, 'regular', 'loose'],
+    [91.9, 'regular', 'too_large'],
+    [103, 'tighter', 'regular'],
+    [98, 'tighter', 'loose'],
+    [99, 'looser', 'regular'],
+    [102, 'looser', 'snug'],
+  ] as const)('%d cm in 96–104 (%s): %s', (x, pref, verdict) => {
+    expect(fitVerdict(x, b, pref)).toBe(verdict);
+  });
+
+  it('reads a zero-width range as fitting only its value', () => {
+    expect(fitVerdict(40, { lo: 40, hi: 40 }, 'regular')).toBe('regular');
+    expect(fitVerdict(40.1, { lo: 40, hi: 40 }, 'regular')).toBe('too_small');
+    expect(fitVerdict(39.8, { lo: 40, hi: 40 }, 'regular')).toBe('loose');
+    expect(fitVerdict(39, { lo: 40, hi: 40 }, 'regular')).toBe('too_large');
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * The tailor's rule: which size a body of known measurements should wear, and how each zone of a size fits it.
+ *
+ * - Effective bounds of a size in a zone: body chart [min, max]; garment chart [min − ease, max − ease] with the ease
+ *   halved for `tighter` and ×1.5 for `looser`; then `runs_small` moves the range down by a third of its width (the
+ *   shopper needs a bigger size) and `runs_large` moves it up by a third.
+ * - A zone is too small when the body exceeds the effective upper bound; `looser` also wants a quarter of the width of
+ *   room (x ≤ upper − width/4). A size that does not define a zone is not constrained by it.
+ * - Best size: the smallest size (chart order) with no used zone too small; if every size is too small somewhere, the
+ *   size with the least Σ weight × excess / (the zone's mean range width in the chart).
+ */
+import type { Chart, ChartSize, FitAdjustment, FitPreference, FitVerdict, Zone, ZoneWeights } from './types.js';
+import { ZONES } from './types.js';
+
+export interface Bounds {
+  readonly lo: number;
+  readonly hi: number;
+}
+
+const EASE_FACTOR: Readonly<Record<FitPreference, number>> = { tighter: 0.5, regular: 1, looser: 1.5 };
+/** Where in the effective range each preference wants the body to sit (0 = lower bound, 1 = upper bound). */
+export const TARGET_POSITION: Readonly<Record<FitPreference, number>> = { tighter: 0.65, regular: 0.5, looser: 0.35 };
+/** Room `looser` wants below the upper bound, as a fraction of the range width. */
+export const LOOSER_ROOM = 0.25;
+/** Half-width of the "regular" band around the target position, as a fraction of the range width. */
+const REGULAR_BAND = 0.25;
+
+/** Zones the decision uses, in ZONES order, with their weights (rule 1 of docs/fit-quality.md). */
+export function usedZones(chart: Chart, zoneWeights: ZoneWeights): { zone: Zone; weight: number }[] {
+  const defined = ZONES.filter((z) => chart.sizes.some((s) => s.measurements[z] !== undefined));
+  const weighted = defined
+    .map((zone) => ({ zone, weight: zoneWeights[zone] ?? 0 }))
+    .filter((z) => Number.isFinite(z.weight) && z.weight > 0);
+  return weighted.length > 0 ? weighted : defined.map((zone) => ({ zone, weight: 1 }));
+}
+
+/** The effective bounds of one size in one zone, or undefined when the size does not define the zone. */
+export function effectiveBounds(
+  chart: Chart,
+  size: ChartSize,
+  zone: Zone,
+  fitPreference: FitPreference,
+  fitAdjustment: FitAdjustment,
+): Bounds | undefined {
+  const range = size.measurements[zone];
+  if (range === undefined) return undefined;
+  const ease = chart.measurementType === 'garment' ? chart.easeCm * EASE_FACTOR[fitPreference] : 0;
+  const width = range.max - range.min;
+  const shift = fitAdjustment === 'runs_small' ? -width / 3 : fitAdjustment === 'runs_large' ? width / 3 : 0;
+  return { lo: range.min - ease + shift, hi: range.max - ease + shift };
+}
+
+/** The largest body value that still counts as "not too small" for these bounds. */
+export function tooSmallThreshold(bounds: Bounds, fitPreference: FitPreference): number {
+  return fitPreference === 'looser' ? bounds.hi - LOOSER_ROOM * (bounds.hi - bounds.lo) : bounds.hi;
+}
+
+/** A chart compiled for one request: thresholds per size and used zone, in cm and in log cm. */
+export interface PreparedChart {
+  readonly labels: readonly string[];
+  /** Used zones, ZONES order. */
+  readonly zones: readonly Zone[];
+  /** ZONES index of each used zone. */
+  readonly zoneIndex: readonly number[];
+  /** thresholds[s·k + j]: too small above this (cm); +Infinity when size s does not define zone j. */
+  readonly thresholds: Float64Array;
+  /** log of thresholds (−Infinity for a threshold ≤ 0). */
+  readonly logThresholds: Float64Array;
+  /** weight / mean range width of each used zone, for the fallback excess. */
+  readonly excessScale: Float64Array;
+}
+
+export function prepareChart(
+  chart: Chart,
+  zoneWeights: ZoneWeights,
+  fitPreference: FitPreference,
+  fitAdjustment: FitAdjustment,
+): PreparedChart {
+  const used = usedZones(chart, zoneWeights);
+  const k = used.length;
+  const sizes = chart.sizes;
+  const thresholds = new Float64Array(sizes.length * k);
+  const logThresholds = new Float64Array(sizes.length * k);
+  const excessScale = new Float64Array(k);
+  used.forEach(({ zone, weight }, j) => {
+    let widthSum = 0;
+    let count = 0;
+    sizes.forEach((size, s) => {
+      const bounds = effectiveBounds(chart, size, zone, fitPreference, fitAdjustment);
+      const t = bounds === undefined ? Infinity : tooSmallThreshold(bounds, fitPreference);
+      thresholds[s * k + j] = t;
+      logThresholds[s * k + j] = t > 0 ? Math.log(t) : -Infinity;
+      if (bounds !== undefined) {
+        widthSum += bounds.hi - bounds.lo;
+        count++;
+      }
+    });
+    const meanWidth = count > 0 ? widthSum / count : 0;
+    excessScale[j] = weight / (meanWidth > 0 ? meanWidth : 1);
+  });
+  return {
+    labels: sizes.map((s) => s.label),
+    zones: used.map((u) => u.zone),
+    zoneIndex: used.map((u) => ZONES.indexOf(u.zone)),
+    thresholds,
+    logThresholds,
+    excessScale,
+  };
+}
+
+/** Fallback when every size is too small somewhere: least weighted, width-normalised excess (ties: smaller size). */
+export function leastExcessSize(prepared: PreparedChart, valuesCm: ArrayLike<number>): number {
+  const k = prepared.zones.length;
+  let best = 0;
+  let bestExcess = Infinity;
+  for (let s = 0; s < prepared.labels.length; s++) {
+    let excess = 0;
+    for (let j = 0; j < k; j++) {
+      const over = valuesCm[j] - prepared.thresholds[s * k + j];
+      if (over > 0) excess += over * prepared.excessScale[j];
+    }
+    if (excess < bestExcess) {
+      bestExcess = excess;
+      best = s;
+    }
+  }
+  return best;
+}
+
+/** The best size (index) for a body given in cm, one value per used zone (`prepared.zones` order). */
+export function bestSizeIndex(prepared: PreparedChart, valuesCm: readonly number[]): number {
+  const k = prepared.zones.length;
+  const sizes = prepared.labels.length;
+  for (let s = 0; s < sizes; s++) {
+    let fits = true;
+    for (let j = 0; j < k; j++) {
+      if (valuesCm[j] > prepared.thresholds[s * k + j]) {
+        fits = false;
+        break;
+      }
+    }
+    if (fits) return s;
+  }
+  return leastExcessSize(prepared, valuesCm);
+}
+
+/**
+ * The tailor's rule on a fully known body: the label of the best size. Every used zone must be in `body`.
+ */
+export function bestSize(
+  input: {
+    readonly chart: Chart;
+    readonly zoneWeights: ZoneWeights;
+    readonly fitAdjustment: FitAdjustment;
+    readonly fitPreference?: FitPreference;
+  },
+  body: Partial<Record<Zone, number>>,
+): string {
+  const prepared = prepareChart(input.chart, input.zoneWeights, input.fitPreference ?? 'regular', input.fitAdjustment);
+  const values = prepared.zones.map((zone) => {
+    const v = body[zone];
+    if (v === undefined) throw new RangeError(`bestSize needs a value for ${zone}`);
+    return v;
+  });
+  return prepared.labels[bestSizeIndex(prepared, values)];
+}
+
+/**
+ * How a zone of a size fits a body value x, on the effective bounds [lo, hi]: above hi too small; inside, the position
+ * t = (x − lo)/(hi − lo) against the preference's target τ (±0.25 regular, above snug, below loose); below lo loose,
+ * and too large more than half a width below lo (a zero-width range fits only its value, and counts as 1 cm wide
+ * below it).
+ */
+export function fitVerdict(x: number, bounds: Bounds, fitPreference: FitPreference): FitVerdict {
+  const { lo, hi } = bounds;
+  if (x > hi) return 'too_small';
+  const width = hi - lo;
+  if (x < lo) return lo - x > Math.max(width, 1) / 2 ? 'too_large' : 'loose';
+  if (!(width > 0)) return 'regular';
+  const t = (x - lo) / width;
+  const target = TARGET_POSITION[fitPreference];
+  if (t > target + REGULAR_BAND) return 'snug';
+  if (t < target - REGULAR_BAND) return 'loose';
+  return 'regular';
+}

@@ -1,0 +1,88 @@
+/**
+ * The recommendation engine's vocabulary. The engine is pure: no Nest, no database, no I/O. Every length it sees is in
+ * centimetres and every weight in kilograms; the service converts units once, at the edge, before calling it.
+ */
+
+export const ZONES = ['chest', 'waist', 'hip', 'inseam', 'neck', 'sleeve', 'foot_length', 'head', 'thigh'] as const;
+export type Zone = (typeof ZONES)[number];
+
+export const SEXES = ['female', 'male'] as const;
+export type Sex = (typeof SEXES)[number];
+
+export const FIT_PREFERENCES = ['tighter', 'regular', 'looser'] as const;
+export type FitPreference = (typeof FIT_PREFERENCES)[number];
+
+export const FIT_ADJUSTMENTS = ['runs_small', 'true_to_size', 'runs_large'] as const;
+export type FitAdjustment = (typeof FIT_ADJUSTMENTS)[number];
+
+export const FIT_VERDICTS = ['too_small', 'snug', 'regular', 'loose', 'too_large'] as const;
+export type FitVerdict = (typeof FIT_VERDICTS)[number];
+
+export type ZoneWeights = Partial<Record<Zone, number>>;
+
+/** A size of a chart, every range in centimetres. */
+export interface ChartSize {
+  readonly label: string;
+  readonly measurements: Partial<Record<Zone, { readonly min: number; readonly max: number }>>;
+}
+
+/** A size chart in centimetres, smallest size first. */
+export interface Chart {
+  readonly measurementType: 'body' | 'garment';
+  /** Garment charts only: the room the garment adds over the body. 0 for body charts. */
+  readonly easeCm: number;
+  readonly sizes: readonly ChartSize[];
+}
+
+/** What the shopper told us, already in cm / kg. Anything may be missing. */
+export interface Shopper {
+  readonly heightCm?: number;
+  readonly weightKg?: number;
+  readonly age?: number;
+  readonly sex?: Sex;
+  readonly fitPreference?: FitPreference;
+  /** Body measurements the shopper answered, in cm. */
+  readonly measured: Partial<Record<Zone, number>>;
+}
+
+export interface RecommendInput {
+  readonly shopper: Shopper;
+  readonly chart: Chart;
+  readonly zoneWeights: ZoneWeights;
+  readonly fitAdjustment: FitAdjustment;
+}
+
+export interface MeasurementUsed {
+  readonly valueCm: number;
+  readonly source: 'answered' | 'estimated';
+  readonly sdCm: number;
+}
+
+export interface SizeProbability {
+  readonly sizeLabel: string;
+  readonly confidence: number;
+}
+
+export interface Recommendation {
+  readonly sizeLabel: string;
+  /** Probability (0–1) that this size is the best fit, given the uncertainty of the measurements. */
+  readonly confidence: number;
+  /** The other sizes with a non-zero probability, most likely first. */
+  readonly alternatives: readonly SizeProbability[];
+  /** Fit of the recommended size in each zone the chart defines for it. */
+  readonly fit: Partial<Record<Zone, FitVerdict>>;
+  /** Every zone the decision used: answered, or estimated with its standard deviation. */
+  readonly measurements: Partial<Record<Zone, MeasurementUsed>>;
+  readonly modelVersion: string;
+}
+
+/**
+ * The engine cannot recommend from these answers: a needed input is missing (for example no height and weight and no
+ * measurement of a zone that matters). `fields` are answer keys (`height`, `weight`, `chest`…), one entry each.
+ */
+export class InsufficientAnswersError extends Error {
+  override readonly name = 'InsufficientAnswersError';
+  constructor(readonly fields: readonly { readonly field: string; readonly message: string }[]) {
+    super(fields.map((f) => f.message).join('; '));
+  }
+}

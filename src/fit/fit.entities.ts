@@ -1,0 +1,140 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** A question of a questionnaire: a key the engine understands (`height`, `chest`…) or `custom:<name>`. */
+export interface Question {
+  key: string;
+  required: boolean;
+}
+
+@Entity({ name: 'questionnaires' })
+export class Questionnaire {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ type: 'uuid', name: 'merchant_id' })
+  merchantId: string;
+
+  @Column({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'integer' })
+  version: number;
+
+  @Column({ type: 'jsonb' })
+  questions: Question[];
+
+  @Column({ type: 'boolean', name: 'is_default' })
+  isDefault: boolean;
+
+  @Column({ type: 'timestamptz', name: 'archived_at', nullable: true })
+  archivedAt: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}
+
+/** Every version a questionnaire has had, the current one included. */
+@Entity({ name: 'questionnaire_versions' })
+export class QuestionnaireVersion {
+  @PrimaryColumn({ type: 'uuid', name: 'questionnaire_id' })
+  questionnaireId: string;
+
+  @PrimaryColumn({ type: 'integer' })
+  version: number;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'jsonb' })
+  questions: Question[];
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+}
+
+export const SESSION_STATES = ['started', 'recommended', 'completed'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+export const OUTCOMES = ['accepted', 'overridden'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The recommendation as stored and as answered (snake_case, the API's shape). */
+export interface StoredRecommendation {
+  id: string;
+  size_label: string;
+  variant_id: string | null;
+  confidence: number;
+  fit: Record<string, string>;
+  alternatives: { size_label: string; variant_id: string | null; confidence: number }[];
+  measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
+  model_version: string;
+  created_at: string;
+}
+
+export interface StoredDecision {
+  size_label: string;
+  variant_id: string | null;
+  outcome: Outcome;
+  decided_at: string;
+}
+
+@Entity({ name: 'sessions' })
+export class FitSession {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ type: 'uuid', name: 'merchant_id' })
+  merchantId: string;
+
+  @Column({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @Column({ type: 'uuid', name: 'product_id' })
+  productId: string;
+
+  @Column({ type: 'uuid', name: 'size_chart_id' })
+  sizeChartId: string;
+
+  @Column({ type: 'uuid', name: 'questionnaire_id', nullable: true })
+  questionnaireId: string | null;
+
+  @Column({ type: 'integer', name: 'questionnaire_version', nullable: true })
+  questionnaireVersion: number | null;
+
+  /** The questions as they were when the session started: later edits of the questionnaire do not reach it. */
+  @Column({ type: 'jsonb' })
+  questions: Question[];
+
+  @Column({ type: 'text' })
+  state: SessionState;
+
+  @Column({ type: 'text', nullable: true })
+  outcome: Outcome | null;
+
+  /** As the shopper sent them (units included), so the session reads back exactly as answered. */
+  @Column({ type: 'jsonb', nullable: true })
+  answers: object | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  recommendation: StoredRecommendation | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  decision: StoredDecision | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+
+  @Column({ type: 'timestamptz', name: 'recommended_at', nullable: true })
+  recommendedAt: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'completed_at', nullable: true })
+  completedAt: Date | null;
+}

@@ -1,0 +1,277 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { Product, ProductType, SizeChart, Variant } from '../catalog/catalog.entities.js';
+import { newId } from '../common/http/ids.js';
+import { paginate, type Page } from '../common/http/pagination.js';
+import { ProblemError } from '../common/problems/problem.error.js';
+import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import { recordSessionEvents } from '../events/session-events.js';
+import type { Store } from '../stores/store.entity.js';
+import { readAnswers, toCentimetres } from './answers.js';
+import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
+import { SessionResponse } from './dto/session.dto.js';
+import { recommend } from './engine/recommend.js';
+import { type Chart, InsufficientAnswersError, type Recommendation } from './engine/types.js';
+import { FitSession, Questionnaire, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
+import { DEFAULT_QUESTIONS } from './questions.js';
+
+/**
+ * The life of a fit session: started → recommended (answers; answering again replaces the recommendation) →
+ * completed (a decision). Each move locks the session row, checks the state, and writes the change together with the
+ * events it causes in one transaction.
+ */
+@Injectable()
+export class SessionsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
+    return this.dataSource.transaction(async (manager) => {
+      const product = await findReference(manager, Product, store, request.product_id, 'product_id');
+      if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
+      const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
+      const now = new Date();
+      const session: FitSession = {
+        id: newId(),
+        merchantId: store.merchantId,
+        storeId: store.id,
+        productId: product.id,
+        sizeChartId: product.sizeChartId,
+        questionnaireId: questionnaire?.id ?? null,
+        questionnaireVersion: questionnaire?.version ?? null,
+        questions: questionnaire?.questions ?? [...DEFAULT_QUESTIONS],
+        state: 'started',
+        outcome: null,
+        answers: null,
+        recommendation: null,
+        decision: null,
+        createdAt: now,
+        updatedAt: now,
+        recommendedAt: null,
+        completedAt: null,
+      };
+      await manager.insert(FitSession, session);
+      await recordSessionEvents(manager, session, now, [{ type: 'fit_started', key: session.id }]);
+      return SessionResponse.from(session);
+    });
+  }
+
+  list(store: Store, query: SessionListQuery): Promise<Page<SessionResponse>> {
+    const sessions = queryInStore(this.dataSource.manager, FitSession, 'session', store);
+    if (query.state) sessions.andWhere('session.state = :state', { state: query.state });
+    if (query.product_id) sessions.andWhere('session.product_id = :productId', { productId: query.product_id });
+    return paginate(sessions, query, SessionResponse.from);
+  }
+
+  async get(store: Store, id: string): Promise<SessionResponse> {
+    return SessionResponse.from(await findInStore(this.dataSource.manager, FitSession, store, id, 'session'));
+  }
+
+  /** Valid answers produce a recommendation; invalid ones are a 400 and leave the session as it was. */
+  async answer(store: Store, id: string, request: AnswersRequest): Promise<SessionResponse> {
+    return this.dataSource.transaction(async (manager) => {
+      const session = await findInStore(manager, FitSession, store, id, 'session', { lock: true });
+      if (session.state === 'completed') {
+        throw new ProblemError('session_state_conflict', 'The session is completed: its decision is recorded');
+      }
+      const read = readAnswers(request.answers, session.questions);
+      if (!read.ok) throw ProblemError.validation(read.errors);
+
+      const context = await recommendationContext(manager, session);
+      let result: Recommendation;
+      try {
+        result = recommend({
+          shopper: read.shopper,
+          chart: chartInCentimetres(context.chart),
+          zoneWeights: context.zoneWeights,
+          fitAdjustment: context.fitAdjustment,
+        });
+      } catch (error) {
+        if (error instanceof InsufficientAnswersError) {
+          throw ProblemError.validation(
+            error.fields.map((f) => ({ field: `answers.${f.field}`, code: 'needed_for_recommendation', message: f.message })),
+          );
+        }
+        throw error;
+      }
+
+      const now = new Date();
+      const variants = await variantsBySize(manager, session.productId);
+      const recommendation: StoredRecommendation = {
+        id: newId(),
+        size_label: result.sizeLabel,
+        variant_id: variants.get(result.sizeLabel) ?? null,
+        confidence: result.confidence,
+        fit: result.fit,
+        alternatives: result.alternatives.map((a) => ({
+          size_label: a.sizeLabel,
+          variant_id: variants.get(a.sizeLabel) ?? null,
+          confidence: a.confidence,
+        })),
+        measurements: Object.fromEntries(
+          Object.entries(result.measurements).map(([zone, m]) => [
+            zone,
+            { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm },
+          ]),
+        ),
+        model_version: result.modelVersion,
+        created_at: now.toISOString(),
+      };
+      const recommended: Partial<FitSession> = {
+        state: 'recommended',
+        answers: request.answers,
+        recommendation,
+        recommendedAt: now,
+        updatedAt: now,
+      };
+      await manager.update(FitSession, { id: session.id }, recommended);
+      await recordSessionEvents(manager, session, now, [
+        { type: 'fit_completed', key: recommendation.id },
+        { type: 'recommendation_generated', key: recommendation.id, variantId: recommendation.variant_id },
+      ]);
+      return SessionResponse.from({ ...session, ...recommended });
+    });
+  }
+
+  /** The shopper's choice: accepted when it is the recommended size, overridden otherwise. Once only. */
+  async decide(store: Store, id: string, request: DecisionRequest): Promise<SessionResponse> {
+    if ((request.size_label === undefined) === (request.variant_id === undefined)) {
+      const message = 'send either size_label or variant_id, not both';
+      throw ProblemError.validation([
+        { field: 'size_label', code: 'one_of', message },
+        { field: 'variant_id', code: 'one_of', message },
+      ]);
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const session = await findInStore(manager, FitSession, store, id, 'session', { lock: true });
+      if (session.state !== 'recommended' || !session.recommendation) {
+        throw new ProblemError(
+          'session_state_conflict',
+          session.state === 'started'
+            ? 'The session has no recommendation yet: send its answers first'
+            : 'The session already has its decision',
+        );
+      }
+      const choice = await this.resolveChoice(manager, store, session, request);
+      const now = new Date();
+      const outcome = choice.sizeLabel === session.recommendation.size_label ? 'accepted' : 'overridden';
+      const decision: StoredDecision = {
+        size_label: choice.sizeLabel,
+        variant_id: choice.variantId,
+        outcome,
+        decided_at: now.toISOString(),
+      };
+      const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
+      await manager.update(FitSession, { id: session.id }, completed);
+      await recordSessionEvents(manager, session, now, [
+        {
+          type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
+          key: session.id,
+          variantId: choice.variantId,
+        },
+      ]);
+      return SessionResponse.from({ ...session, ...completed });
+    });
+  }
+
+  private async resolveChoice(
+    manager: EntityManager,
+    store: Store,
+    session: FitSession,
+    request: DecisionRequest,
+  ): Promise<{ sizeLabel: string; variantId: string | null }> {
+    if (request.variant_id !== undefined) {
+      const variant = await findReference(manager, Variant, store, request.variant_id, 'variant_id');
+      if (variant.productId !== session.productId) {
+        throw ProblemError.field('variant_id', 'not_found', "variant_id is not a variant of the session's product");
+      }
+      return { sizeLabel: variant.sizeLabel, variantId: variant.id };
+    }
+    const label = request.size_label as string;
+    const chart = await manager.findOneByOrFail(SizeChart, { id: session.sizeChartId });
+    if (!chart.sizes.some((size) => size.label === label)) {
+      const labels = chart.sizes.map((size) => size.label).join(', ');
+      throw ProblemError.field('size_label', 'unknown_size', `size_label must be a size of the chart: ${labels}`);
+    }
+    return { sizeLabel: label, variantId: (await variantsBySize(manager, session.productId)).get(label) ?? null };
+  }
+
+  /** The questionnaire named, else the store's default, else none (the built-in questions). */
+  private async questionnaireFor(
+    manager: EntityManager,
+    store: Store,
+    questionnaireId: string | undefined,
+  ): Promise<Questionnaire | null> {
+    if (questionnaireId === undefined) {
+      return manager.findOne(Questionnaire, {
+        where: { storeId: store.id, isDefault: true, archivedAt: IsNull() },
+        lock: { mode: 'for_key_share' },
+      });
+    }
+    const questionnaire = await findReference(manager, Questionnaire, store, questionnaireId, 'questionnaire_id');
+    if (questionnaire.archivedAt) {
+      throw ProblemError.field('questionnaire_id', 'archived', 'this questionnaire is archived');
+    }
+    return questionnaire;
+  }
+}
+
+type ChartRow = Pick<SizeChart, 'measurementType' | 'easeCm' | 'unit' | 'sizes'>;
+
+/** The chart as the engine takes it: every range in centimetres. */
+function chartInCentimetres(chart: ChartRow): Chart {
+  return {
+    measurementType: chart.measurementType,
+    easeCm: chart.easeCm ?? 0,
+    sizes: chart.sizes.map((size) => ({
+      label: size.label,
+      measurements: Object.fromEntries(
+        Object.entries(size.measurements).map(([zone, range]) => [
+          zone,
+          { min: toCentimetres(range.min, chart.unit), max: toCentimetres(range.max, chart.unit) },
+        ]),
+      ),
+    })),
+  };
+}
+
+/** What the engine needs besides the answers, in one query: the session's chart, its product's fit and weights. */
+async function recommendationContext(
+  manager: EntityManager,
+  session: FitSession,
+): Promise<{ chart: ChartRow; zoneWeights: ProductType['zoneWeights']; fitAdjustment: Product['fitAdjustment'] }> {
+  const row = await manager
+    .createQueryBuilder(SizeChart, 'chart')
+    .innerJoin(Product, 'product', 'product.id = :productId', { productId: session.productId })
+    .innerJoin(ProductType, 'type', 'type.id = product.product_type_id')
+    .select('chart.measurement_type', 'measurement_type')
+    .addSelect('chart.ease_cm', 'ease_cm')
+    .addSelect('chart.unit', 'unit')
+    .addSelect('chart.sizes', 'sizes')
+    .addSelect('type.zone_weights', 'zone_weights')
+    .addSelect('product.fit_adjustment', 'fit_adjustment')
+    .where('chart.id = :chartId', { chartId: session.sizeChartId })
+    .getRawOne<{
+      measurement_type: SizeChart['measurementType'];
+      ease_cm: number | null;
+      unit: SizeChart['unit'];
+      sizes: SizeChart['sizes'];
+      zone_weights: ProductType['zoneWeights'];
+      fit_adjustment: Product['fitAdjustment'];
+    }>();
+  if (!row) throw new Error(`session ${session.id} lost its product or chart`);
+  const chart = { measurementType: row.measurement_type, easeCm: row.ease_cm, unit: row.unit, sizes: row.sizes };
+  return { chart, zoneWeights: row.zone_weights, fitAdjustment: row.fit_adjustment };
+}
+
+/** For each size, the product's first active variant of that size (locked: events will refer to them). */
+async function variantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
+  const variants = await manager.find(Variant, {
+    where: { productId, archivedAt: IsNull() },
+    order: { id: 'ASC' },
+    lock: { mode: 'for_key_share' },
+  });
+  const bySize = new Map<string, string>();
+  for (const variant of variants) if (!bySize.has(variant.sizeLabel)) bySize.set(variant.sizeLabel, variant.id);
+  return bySize;
+}
