@@ -253,7 +253,7 @@ function main(): void {
         ]);
       }
       if (scenario.name === SCENARIOS[0].name) {
-        // the heavy end, where a civilian population would sit more often
+        // subgroups: the light and heavy ends (a civilian population sits more often at the heavy end), older subjects
         for (const [name, keep] of [
           ['BMI < 22', (s: Subject) => bmi(s) < 22],
           ['BMI ≥ 30', (s: Subject) => bmi(s) >= 30],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { Product, ProductType, SizeChart, Variant } from '../catalog/catalog.entities.js';
-import { newId } from '../common/http/ids.js';
+import { isId, newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
@@ -12,7 +12,13 @@ import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
-import { type Chart, InsufficientAnswersError, type Recommendation } from './engine/types.js';
+import {
+  type Chart,
+  type FitAdjustment,
+  InsufficientAnswersError,
+  type Recommendation,
+  type ZoneWeights,
+} from './engine/types.js';
 import { FitSession, Questionnaire, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 
@@ -70,14 +76,13 @@ export class SessionsService {
   /** Valid answers produce a recommendation; invalid ones are a 400 and leave the session as it was. */
   async answer(store: Store, id: string, request: AnswersRequest): Promise<SessionResponse> {
     return this.dataSource.transaction(async (manager) => {
-      const session = await findInStore(manager, FitSession, store, id, 'session', { lock: true });
+      const { session, ...context } = await lockSessionForAnswers(manager, store, id);
       if (session.state === 'completed') {
         throw new ProblemError('session_state_conflict', 'The session is completed: its decision is recorded');
       }
       const read = readAnswers(request.answers, session.questions);
       if (!read.ok) throw ProblemError.validation(read.errors);
 
-      const context = await recommendationContext(manager, session);
       let result: Recommendation;
       try {
         result = recommend({
@@ -235,33 +240,51 @@ function chartInCentimetres(chart: ChartRow): Chart {
   };
 }
 
-/** What the engine needs besides the answers, in one query: the session's chart, its product's fit and weights. */
-async function recommendationContext(
+/**
+ * The session, locked for the rest of the transaction, with what the engine needs besides the answers (its chart, its
+ * product's fit adjustment and its product type's weights), in one round trip.
+ */
+async function lockSessionForAnswers(
   manager: EntityManager,
-  session: FitSession,
-): Promise<{ chart: ChartRow; zoneWeights: ProductType['zoneWeights']; fitAdjustment: Product['fitAdjustment'] }> {
-  const row = await manager
-    .createQueryBuilder(SizeChart, 'chart')
-    .innerJoin(Product, 'product', 'product.id = :productId', { productId: session.productId })
-    .innerJoin(ProductType, 'type', 'type.id = product.product_type_id')
-    .select('chart.measurement_type', 'measurement_type')
-    .addSelect('chart.ease_cm', 'ease_cm')
-    .addSelect('chart.unit', 'unit')
-    .addSelect('chart.sizes', 'sizes')
-    .addSelect('type.zone_weights', 'zone_weights')
-    .addSelect('product.fit_adjustment', 'fit_adjustment')
-    .where('chart.id = :chartId', { chartId: session.sizeChartId })
-    .getRawOne<{
-      measurement_type: SizeChart['measurementType'];
-      ease_cm: number | null;
-      unit: SizeChart['unit'];
-      sizes: SizeChart['sizes'];
-      zone_weights: ProductType['zoneWeights'];
-      fit_adjustment: Product['fitAdjustment'];
-    }>();
-  if (!row) throw new Error(`session ${session.id} lost its product or chart`);
-  const chart = { measurementType: row.measurement_type, easeCm: row.ease_cm, unit: row.unit, sizes: row.sizes };
-  return { chart, zoneWeights: row.zone_weights, fitAdjustment: row.fit_adjustment };
+  store: Store,
+  id: string,
+): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment }> {
+  const found = isId(id)
+    ? await manager
+        .createQueryBuilder(FitSession, 'session')
+        .innerJoin(SizeChart, 'chart', 'chart.id = session.size_chart_id')
+        .innerJoin(Product, 'product', 'product.id = session.product_id')
+        .innerJoin(ProductType, 'type', 'type.id = product.product_type_id')
+        .addSelect('chart.measurement_type', 'chart_measurement_type')
+        .addSelect('chart.ease_cm', 'chart_ease_cm')
+        .addSelect('chart.unit', 'chart_unit')
+        .addSelect('chart.sizes', 'chart_sizes')
+        .addSelect('type.zone_weights', 'type_zone_weights')
+        .addSelect('product.fit_adjustment', 'product_fit_adjustment')
+        .where('session.id = :id AND session.store_id = :storeId', { id, storeId: store.id })
+        .setLock('pessimistic_write', undefined, ['session'])
+        .getRawAndEntities<{
+          chart_measurement_type: SizeChart['measurementType'];
+          chart_ease_cm: number | null;
+          chart_unit: SizeChart['unit'];
+          chart_sizes: SizeChart['sizes'];
+          type_zone_weights: ZoneWeights;
+          product_fit_adjustment: FitAdjustment;
+        }>()
+    : undefined;
+  const [session, row] = [found?.entities[0], found?.raw[0]];
+  if (!session || !row) throw ProblemError.notFound('session');
+  return {
+    session,
+    chart: {
+      measurementType: row.chart_measurement_type,
+      easeCm: row.chart_ease_cm,
+      unit: row.chart_unit,
+      sizes: row.chart_sizes,
+    },
+    zoneWeights: row.type_zone_weights,
+    fitAdjustment: row.product_fit_adjustment,
+  };
 }
 
 /** For each size, the product's first active variant of that size (locked: events will refer to them). */

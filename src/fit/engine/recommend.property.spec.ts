@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { recommend } from './recommend.js';
+import { recommend, sizeProbabilities } from './recommend.js';
 import { bestSize } from './tailor.js';
 import {
   FIT_ADJUSTMENTS,
@@ -91,6 +91,24 @@ const sizeIndex = (input: RecommendInput) => {
   return input.chart.sizes.findIndex((s) => s.label === label);
 };
 
+/**
+ * "Bigger never means smaller", exactly, on the whole distribution: for every size s, the probability that the best
+ * size is larger than s never falls (first-order stochastic dominance). The recommended size itself is the most
+ * probable one, which can move down at a near tie when probability flows into a smaller size from below: that case
+ * is left to the deterministic sweeps of realistic charts in recommend.spec.ts (docs/fit-quality.md).
+ */
+function expectShiftedUp(before: RecommendInput, after: RecommendInput): void {
+  const p0 = sizeProbabilities(before).map((p) => p.probability);
+  const p1 = sizeProbabilities(after).map((p) => p.probability);
+  let tail0 = 0;
+  let tail1 = 0;
+  for (let s = p0.length - 1; s > 0; s--) {
+    tail0 += p0[s];
+    tail1 += p1[s];
+    expect(tail1).toBeGreaterThanOrEqual(tail0 - 1e-12);
+  }
+}
+
 /** FIT_PROPERTY_RUNS=5000 npm test -- src/fit/engine for a longer hunt. */
 const runs = { numRuns: Number(process.env.FIT_PROPERTY_RUNS ?? 50) };
 
@@ -100,31 +118,28 @@ describe('recommend, properties', () => {
   // (docs/fit-quality.md, "How the engine decides").
   const knownSex = fc.constantFrom('female' as const, 'male' as const);
 
-  it('a heavier shopper (same height, sex given) never gets a smaller size', () => {
+  it('a heavier shopper (same height, sex given) is never pushed towards smaller sizes', () => {
     fc.assert(
       fc.property(chartArb, bodyArb, knownSex, fc.double({ min: 0.5, max: 40, noNaN: true }), (c, body, sex, more) => {
         const b = { ...body, sex };
         const before = makeInput(c, b);
-        const after = makeInput(c, b, { weightKg: (before.shopper.weightKg as number) + more });
-        expect(sizeIndex(after)).toBeGreaterThanOrEqual(sizeIndex(before));
+        expectShiftedUp(before, makeInput(c, b, { weightKg: (before.shopper.weightKg as number) + more }));
       }),
       runs,
     );
   });
 
-  it('a taller shopper of the same build (same BMI, sex given) never gets a smaller size', () => {
+  it('a taller shopper of the same build (same BMI, sex given) is never pushed towards smaller sizes', () => {
     fc.assert(
       fc.property(chartArb, bodyArb, knownSex, fc.double({ min: 0.5, max: 25, noNaN: true }), (c, body, sex, more) => {
         const b = { ...body, sex };
-        const before = makeInput(c, b);
-        const after = makeInput(c, { ...b, heightCm: b.heightCm + more });
-        expect(sizeIndex(after)).toBeGreaterThanOrEqual(sizeIndex(before));
+        expectShiftedUp(makeInput(c, b), makeInput(c, { ...b, heightCm: b.heightCm + more }));
       }),
       runs,
     );
   });
 
-  it('a bigger answered measurement never gets a smaller size', () => {
+  it('a bigger answered measurement (sex given or not) is never pushed towards smaller sizes', () => {
     fc.assert(
       fc.property(
         chartArb,
@@ -134,8 +149,7 @@ describe('recommend, properties', () => {
         (c, b, zone, more) => {
           const before = makeInput(c, { ...b, answered: b.answered.includes(zone) ? b.answered : [...b.answered, zone] });
           const measured = { ...before.shopper.measured, [zone]: (before.shopper.measured[zone] as number) + more };
-          const after = makeInput(c, b, { measured });
-          expect(sizeIndex(after)).toBeGreaterThanOrEqual(sizeIndex(before));
+          expectShiftedUp(before, makeInput(c, b, { measured }));
         },
       ),
       runs,

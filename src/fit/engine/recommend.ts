@@ -75,7 +75,7 @@ function component(
 }
 
 /**
- * Draws the used zones of every fixed draw and counts the best size of each. Answered zones: log(answer) + (sd/answer)·z
+ * Draws the used zones of every fixed draw and counts the best size of each (whole numbers). Answered zones: log(answer) + (sd/answer)·z
  * (the tape's error); estimated zones: their conditional mean, moved by the answered draws' deviations through the
  * conditioning weights, plus the correlated residual.
  */
@@ -85,9 +85,7 @@ function countBestSizes(
   answeredMask: number,
   logAnswer: Float64Array,
   answerNoise: Float64Array,
-  counts: Float64Array,
-  weight: number,
-): void {
+): Float64Array {
   const k = prepared.zones.length;
   const sizes = prepared.labels.length;
   const used = prepared.zoneIndex;
@@ -109,6 +107,7 @@ function countBestSizes(
   const deviation = new Float64Array(nA);
   const draws = STANDARD_NORMAL_DRAWS;
   const cm = new Float64Array(k);
+  const counts = new Float64Array(sizes);
   for (let i = 0; i < DRAW_COUNT; i++) {
     const off = i * DRAW_DIMENSIONS;
     for (let j = 0; j < nA; j++) {
@@ -142,8 +141,9 @@ function countBestSizes(
       for (let j = 0; j < k; j++) cm[j] = Math.exp(lx[used[j]]);
       chosen = leastExcessSize(prepared, cm);
     }
-    counts[chosen] += weight;
+    counts[chosen]++;
   }
+  return counts;
 }
 
 const round = (x: number, decimals: number) => {
@@ -151,7 +151,19 @@ const round = (x: number, decimals: number) => {
   return Math.round(x * f) / f;
 };
 
-export function recommend(input: RecommendInput): Recommendation {
+interface Analysis {
+  readonly prepared: PreparedChart;
+  /** P(best size = s), chart order, unrounded. */
+  readonly probability: readonly number[];
+  /** Every used zone is answered: the recommendation is the chart's own answer on them. */
+  readonly allAnswered: boolean;
+  readonly answer: Float64Array;
+  readonly answeredMask: number;
+  readonly answerNoise: Float64Array;
+  readonly components: readonly Component[];
+}
+
+function analyse(input: RecommendInput): Analysis {
   const { shopper, chart, zoneWeights, fitAdjustment } = input;
   if (chart.sizes.length === 0) throw new RangeError('the chart has no sizes');
   const fitPreference = shopper.fitPreference ?? 'regular';
@@ -199,20 +211,56 @@ export function recommend(input: RecommendInput): Recommendation {
     }
   }
 
-  // probabilities of each size being the best
+  // probabilities of each size being the best: per sex, whole counts over the fixed draws, then mixed
   const sizes = prepared.labels.length;
-  const counts = new Float64Array(sizes);
+  const probability = new Array<number>(sizes).fill(0);
   if (estimatedUsed.length === 0) {
-    countBestSizes(prepared, undefined, answeredMask, logAnswer, answerNoise, counts, 1);
+    const counts = countBestSizes(prepared, undefined, answeredMask, logAnswer, answerNoise);
+    for (let s = 0; s < sizes; s++) probability[s] = counts[s] / DRAW_COUNT;
   } else {
     const total = components.reduce((sum, c) => sum + c.weight, 0);
-    for (const c of components) countBestSizes(prepared, c, answeredMask, logAnswer, answerNoise, counts, c.weight / total);
+    for (const c of components) {
+      const counts = countBestSizes(prepared, c, answeredMask, logAnswer, answerNoise);
+      for (let s = 0; s < sizes; s++) probability[s] += (c.weight / total) * (counts[s] / DRAW_COUNT);
+    }
   }
-  const probability = Array.from(counts, (c) => c / DRAW_COUNT);
+  return {
+    prepared,
+    probability,
+    allAnswered: estimatedUsed.length === 0,
+    answer,
+    answeredMask,
+    answerNoise,
+    components,
+  };
+}
+
+/**
+ * P(best size = s) for every size of the chart (chart order, unrounded): what `recommend` rounds into `confidence` and
+ * `alternatives`. Throws like `recommend`.
+ */
+export function sizeProbabilities(input: RecommendInput): { readonly sizeLabel: string; readonly probability: number }[] {
+  const { prepared, probability } = analyse(input);
+  return prepared.labels.map((sizeLabel, s) => ({ sizeLabel, probability: probability[s] }));
+}
+
+/**
+ * The size to recommend for a shopper on a chart (every length in cm, weight in kg). Deterministic: the same input
+ * gives the same answer, bit for bit.
+ *
+ * @throws InsufficientAnswersError when a used zone is not answered and height or weight is missing (fields `height`,
+ *   `weight`). RangeError on a chart without sizes or a non-positive / non-finite number (the HTTP layer refuses those
+ *   first, with ANSWER_LIMITS and ZONE_LIMITS).
+ */
+export function recommend(input: RecommendInput): Recommendation {
+  const { chart, fitAdjustment } = input;
+  const fitPreference = input.shopper.fitPreference ?? 'regular';
+  const { prepared, probability, allAnswered, answer, answeredMask, answerNoise, components } = analyse(input);
+  const sizes = prepared.labels.length;
 
   // the recommendation
   let chosen: number;
-  if (estimatedUsed.length === 0) {
+  if (allAnswered) {
     chosen = bestSizeIndex(
       prepared,
       prepared.zoneIndex.map((z) => answer[z]),

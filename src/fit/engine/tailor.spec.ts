@@ -104,7 +104,24 @@ describe("the tailor's rule", () => {
     });
   });
 
-  it('runs_small moves ranges down a third of their width (a bigger size); runs_large up', () => {
+  it('runs_large keeps the ranges in order when their widths differ (one shift per zone)', () => {
+    const uneven: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'A', measurements: { chest: { min: 87, max: 95 } } },
+        { label: 'B', measurements: { chest: { min: 95, max: 96.5 } } },
+      ],
+    };
+    const shift = (8 + 1.5) / 2 / 3;
+    expect(effectiveBounds(uneven, uneven.sizes[0], 'chest', 'regular', 'runs_large')).toEqual({ lo: 87 + shift, hi: 95 + shift });
+    expect(effectiveBounds(uneven, uneven.sizes[1], 'chest', 'regular', 'runs_large')).toEqual({ lo: 95 + shift, hi: 96.5 + shift });
+    // a body just above A's upper bound never falls back to A
+    expect(pick({ chest: 95 + shift + 0.1 }, { chart: uneven, zoneWeights: { chest: 1 }, fitAdjustment: 'runs_large' })).toBe('B');
+    expect(pick({ chest: 99 }, { chart: uneven, zoneWeights: { chest: 1 }, fitAdjustment: 'runs_large' })).toBe('B');
+  });
+
+  it("runs_small moves ranges down a third of the zone's mean width (a bigger size); runs_large up", () => {
     expect(effectiveBounds(tops, tops.sizes[1], 'chest', 'regular', 'runs_small')).toEqual({ lo: 96 - 8 / 3, hi: 104 - 8 / 3 });
     expect(effectiveBounds(tops, tops.sizes[1], 'chest', 'regular', 'runs_large')).toEqual({ lo: 96 + 8 / 3, hi: 104 + 8 / 3 });
     expect(pick({ chest: 103, waist: 85 })).toBe('M');
@@ -132,7 +149,8 @@ describe('fitVerdict', () => {
     [98, 'regular', 'regular'],
     [97, 'regular', 'loose'],
     [93, 'regular', 'loose'],
-    [91.9, 'regular', 'too_large'],
+    [88.5, 'regular', 'loose'],
+    [87.9, 'regular', 'too_large'],
     [103, 'tighter', 'regular'],
     [98, 'tighter', 'loose'],
     [99, 'looser', 'regular'],
@@ -144,7 +162,7 @@ describe('fitVerdict', () => {
   it('reads a zero-width range as fitting only its value', () => {
     expect(fitVerdict(40, { lo: 40, hi: 40 }, 'regular')).toBe('regular');
     expect(fitVerdict(40.1, { lo: 40, hi: 40 }, 'regular')).toBe('too_small');
-    expect(fitVerdict(39.8, { lo: 40, hi: 40 }, 'regular')).toBe('loose');
-    expect(fitVerdict(39, { lo: 40, hi: 40 }, 'regular')).toBe('too_large');
+    expect(fitVerdict(39.2, { lo: 40, hi: 40 }, 'regular')).toBe('loose');
+    expect(fitVerdict(38.9, { lo: 40, hi: 40 }, 'regular')).toBe('too_large');
   });
 });

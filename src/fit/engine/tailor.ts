@@ -2,8 +2,10 @@
  * The tailor's rule: which size a body of known measurements should wear, and how each zone of a size fits it.
  *
  * - Effective bounds of a size in a zone: body chart [min, max]; garment chart [min − ease, max − ease] with the ease
- *   halved for `tighter` and ×1.5 for `looser`; then `runs_small` moves the range down by a third of its width (the
- *   shopper needs a bigger size) and `runs_large` moves it up by a third.
+ *   halved for `tighter` and ×1.5 for `looser`; then `runs_small` moves the range down by a third of the zone's mean
+ *   range width in the chart (the shopper needs a bigger size) and `runs_large` moves it up as much. One shift per zone
+ *   keeps the ranges in chart order (a third of each range's own width would not, when widths differ); with equal
+ *   widths it is the same.
  * - A zone is too small when the body exceeds the effective upper bound; `looser` also wants a quarter of the width of
  *   room (x ≤ upper − width/4). A size that does not define a zone is not constrained by it.
  * - Best size: the smallest size (chart order) with no used zone too small; if every size is too small somewhere, the
@@ -45,9 +47,22 @@ export function effectiveBounds(
   const range = size.measurements[zone];
   if (range === undefined) return undefined;
   const ease = chart.measurementType === 'garment' ? chart.easeCm * EASE_FACTOR[fitPreference] : 0;
-  const width = range.max - range.min;
-  const shift = fitAdjustment === 'runs_small' ? -width / 3 : fitAdjustment === 'runs_large' ? width / 3 : 0;
+  const step = fitAdjustment === 'true_to_size' ? 0 : meanRangeWidth(chart, zone) / 3;
+  const shift = fitAdjustment === 'runs_small' ? -step : step;
   return { lo: range.min - ease + shift, hi: range.max - ease + shift };
+}
+
+/** Mean width (max − min) of a zone's ranges over the sizes that define it; 0 when none does. */
+export function meanRangeWidth(chart: Chart, zone: Zone): number {
+  let sum = 0;
+  let count = 0;
+  for (const size of chart.sizes) {
+    const range = size.measurements[zone];
+    if (range === undefined) continue;
+    sum += range.max - range.min;
+    count++;
+  }
+  return count > 0 ? sum / count : 0;
 }
 
 /** The largest body value that still counts as "not too small" for these bounds. */
@@ -83,19 +98,13 @@ export function prepareChart(
   const logThresholds = new Float64Array(sizes.length * k);
   const excessScale = new Float64Array(k);
   used.forEach(({ zone, weight }, j) => {
-    let widthSum = 0;
-    let count = 0;
     sizes.forEach((size, s) => {
       const bounds = effectiveBounds(chart, size, zone, fitPreference, fitAdjustment);
       const t = bounds === undefined ? Infinity : tooSmallThreshold(bounds, fitPreference);
       thresholds[s * k + j] = t;
       logThresholds[s * k + j] = t > 0 ? Math.log(t) : -Infinity;
-      if (bounds !== undefined) {
-        widthSum += bounds.hi - bounds.lo;
-        count++;
-      }
     });
-    const meanWidth = count > 0 ? widthSum / count : 0;
+    const meanWidth = meanRangeWidth(chart, zone);
     excessScale[j] = weight / (meanWidth > 0 ? meanWidth : 1);
   });
   return {
@@ -168,14 +177,15 @@ export function bestSize(
 /**
  * How a zone of a size fits a body value x, on the effective bounds [lo, hi]: above hi too small; inside, the position
  * t = (x − lo)/(hi − lo) against the preference's target τ (±0.25 regular, above snug, below loose); below lo loose,
- * and too large more than half a width below lo (a zero-width range fits only its value, and counts as 1 cm wide
- * below it).
+ * up to a whole width below lo (the body would fit the next size down: a size up is loose), too large beyond that
+ * (a zero-width range fits only its value, and counts as 1 cm wide below it).
  */
 export function fitVerdict(x: number, bounds: Bounds, fitPreference: FitPreference): FitVerdict {
   const { lo, hi } = bounds;
   if (x > hi) return 'too_small';
   const width = hi - lo;
-  if (x < lo) return lo - x > Math.max(width, 1) / 2 ? 'too_large' : 'loose';
+  // Up to a whole size below the range is a size up: loose. More than that is too large.
+  if (x < lo) return lo - x > Math.max(width, 1) ? 'too_large' : 'loose';
   if (!(width > 0)) return 'regular';
   const t = (x - lo) / width;
   const target = TARGET_POSITION[fitPreference];
