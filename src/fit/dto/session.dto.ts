@@ -73,7 +73,7 @@ export class SessionListQuery extends PageQuery {
   product_id?: string;
 }
 
-class SizeProbabilityDoc {
+class SizeProbabilityResponse {
   @ApiProperty()
   size_label: string;
 
@@ -93,7 +93,7 @@ const MEASUREMENT_DOC = {
   },
 };
 
-export class RecommendationDoc extends SizeProbabilityDoc {
+export class RecommendationResponse extends SizeProbabilityResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -107,8 +107,8 @@ export class RecommendationDoc extends SizeProbabilityDoc {
   })
   fit: Record<string, string>;
 
-  @ApiProperty({ type: [SizeProbabilityDoc] })
-  alternatives: SizeProbabilityDoc[];
+  @ApiProperty({ type: [SizeProbabilityResponse] })
+  alternatives: SizeProbabilityResponse[];
 
   @ApiProperty({ type: 'object', additionalProperties: MEASUREMENT_DOC, description: 'Every zone the decision used.' })
   measurements: StoredRecommendation['measurements'];
@@ -120,7 +120,7 @@ export class RecommendationDoc extends SizeProbabilityDoc {
   created_at: string;
 }
 
-export class DecisionDoc {
+export class DecisionResponse {
   @ApiProperty()
   size_label: string;
 
@@ -162,10 +162,10 @@ export class SessionResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'As sent.' })
   answers: Record<string, unknown> | null;
 
-  @ApiProperty({ type: RecommendationDoc, nullable: true })
+  @ApiProperty({ type: RecommendationResponse, nullable: true })
   recommendation: StoredRecommendation | null;
 
-  @ApiProperty({ type: DecisionDoc, nullable: true })
+  @ApiProperty({ type: DecisionResponse, nullable: true })
   decision: StoredDecision | null;
 
   @ApiProperty({ format: 'date-time' })
@@ -185,10 +185,32 @@ export class SessionResponse {
       state: session.state,
       outcome: session.outcome,
       answers: session.answers as Record<string, unknown> | null,
-      recommendation: session.recommendation,
-      decision: session.decision,
+      recommendation: session.recommendation && presentRecommendation(session.recommendation),
+      decision: session.decision && {
+        size_label: session.decision.size_label,
+        variant_id: session.decision.variant_id,
+        outcome: session.decision.outcome,
+        decided_at: session.decision.decided_at,
+      },
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
     };
   }
+}
+
+/** The stored JSON in the documented field order (jsonb keeps its own key order). */
+function presentRecommendation(r: StoredRecommendation): StoredRecommendation {
+  return {
+    id: r.id,
+    size_label: r.size_label,
+    variant_id: r.variant_id,
+    confidence: r.confidence,
+    fit: r.fit,
+    alternatives: r.alternatives.map((a) => ({ size_label: a.size_label, variant_id: a.variant_id, confidence: a.confidence })),
+    measurements: Object.fromEntries(
+      Object.entries(r.measurements).map(([zone, m]) => [zone, { value_cm: m.value_cm, source: m.source, sd_cm: m.sd_cm }]),
+    ),
+    model_version: r.model_version,
+    created_at: r.created_at,
+  };
 }
