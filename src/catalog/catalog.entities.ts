@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { StoreOwned } from '../common/tenancy/store-owned.entity.js';
 import type { FitAdjustment, Zone, ZoneWeights } from '../fit/engine/types.js';
 
 export const CATEGORIES = ['tops', 'bottoms', 'dresses', 'outerwear', 'shoes', 'other'] as const;
@@ -14,24 +15,6 @@ export type MeasurementType = (typeof MEASUREMENT_TYPES)[number];
 export interface SizeDefinition {
   label: string;
   measurements: Partial<Record<Zone, { min: number; max: number }>>;
-}
-
-/** Columns every row owned by a store has. */
-abstract class StoreOwned {
-  @PrimaryColumn({ type: 'uuid' })
-  id: string;
-
-  @Column({ type: 'uuid', name: 'merchant_id' })
-  merchantId: string;
-
-  @Column({ type: 'uuid', name: 'store_id' })
-  storeId: string;
-
-  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
-  updatedAt: Date;
 }
 
 @Entity({ name: 'product_types' })

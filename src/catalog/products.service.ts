@@ -20,7 +20,7 @@ import {
   type UpdateVariantRequest,
   VariantResponse,
 } from './dto/product.dto.js';
-import type { Removal } from './removal.js';
+import { type Removal, removeOrArchive } from './removal.js';
 
 @Injectable()
 export class ProductsService {
@@ -91,12 +91,7 @@ export class ProductsService {
       const referred =
         (await manager.existsBy(FitSession, { productId: product.id })) ||
         (await manager.existsBy(FitEvent, { productId: product.id }));
-      if (!referred) {
-        await manager.delete(Product, { id: product.id });
-        return { removed: true };
-      }
-      if (!product.archivedAt) await manager.update(Product, { id: product.id }, { archivedAt: new Date() });
-      return { removed: false, archived: ProductResponse.from(await manager.findOneByOrFail(Product, { id: product.id })) };
+      return removeOrArchive(manager, Product, product, referred, ProductResponse.from);
     });
   }
 
@@ -163,20 +158,22 @@ export class ProductsService {
   /** Archived when events refer to it; otherwise deleted. */
   async deleteVariant(store: Store, productId: string, id: string): Promise<Removal<VariantResponse>> {
     return this.dataSource.transaction(async (manager) => {
-      const variant = await this.findVariant(manager, store, productId, id);
-      if (!(await manager.existsBy(FitEvent, { variantId: variant.id }))) {
-        await manager.delete(Variant, { id: variant.id });
-        return { removed: true };
-      }
-      if (!variant.archivedAt) await manager.update(Variant, { id: variant.id }, { archivedAt: new Date() });
-      return { removed: false, archived: VariantResponse.from(await manager.findOneByOrFail(Variant, { id: variant.id })) };
+      const variant = await this.findVariant(manager, store, productId, id, { lock: true });
+      const referred = await manager.existsBy(FitEvent, { variantId: variant.id });
+      return removeOrArchive(manager, Variant, variant, referred, VariantResponse.from);
     });
   }
 
   /** A variant of the product named in the path, which must itself be of the store. */
-  private async findVariant(manager: EntityManager, store: Store, productId: string, id: string): Promise<Variant> {
+  private async findVariant(
+    manager: EntityManager,
+    store: Store,
+    productId: string,
+    id: string,
+    options: { lock?: boolean } = {},
+  ): Promise<Variant> {
     const product = await findInStore(manager, Product, store, productId, 'product');
-    const variant = await findInStore(manager, Variant, store, id, 'variant');
+    const variant = await findInStore(manager, Variant, store, id, 'variant', options);
     if (variant.productId !== product.id) throw ProblemError.notFound('variant');
     return variant;
   }

@@ -9,7 +9,7 @@ import { FitSession } from '../fit/fit.entities.js';
 import type { Store } from '../stores/store.entity.js';
 import { type MeasurementType, Product, SizeChart, type SizeDefinition, Variant } from './catalog.entities.js';
 import { inUse } from './catalog.errors.js';
-import type { Removal } from './removal.js';
+import { type Removal, removeOrArchive } from './removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 
 @Injectable()
@@ -76,13 +76,7 @@ export class SizeChartsService {
       const referred =
         (await manager.existsBy(Product, { sizeChartId: chart.id })) ||
         (await manager.existsBy(FitSession, { sizeChartId: chart.id }));
-      if (!referred) {
-        await manager.delete(SizeChart, { id: chart.id });
-        return { removed: true };
-      }
-      if (!chart.archivedAt) await manager.update(SizeChart, { id: chart.id }, { archivedAt: new Date() });
-      const archived = await manager.findOneByOrFail(SizeChart, { id: chart.id });
-      return { removed: false, archived: SizeChartResponse.from(archived) };
+      return removeOrArchive(manager, SizeChart, chart, referred, SizeChartResponse.from);
     });
   }
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { StoreOwned } from '../common/tenancy/store-owned.entity.js';
 
 /** A question of a questionnaire: a key the engine understands (`height`, `chest`…) or `custom:<name>`. */
 export interface Question {
@@ -7,16 +8,7 @@ export interface Question {
 }
 
 @Entity({ name: 'questionnaires' })
-export class Questionnaire {
-  @PrimaryColumn({ type: 'uuid' })
-  id: string;
-
-  @Column({ type: 'uuid', name: 'merchant_id' })
-  merchantId: string;
-
-  @Column({ type: 'uuid', name: 'store_id' })
-  storeId: string;
-
+export class Questionnaire extends StoreOwned {
   @Column({ type: 'text' })
   name: string;
 
@@ -31,12 +23,6 @@ export class Questionnaire {
 
   @Column({ type: 'timestamptz', name: 'archived_at', nullable: true })
   archivedAt: Date | null;
-
-  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
-  updatedAt: Date;
 }
 
 /** Every version a questionnaire has had, the current one included. */
@@ -84,16 +70,7 @@ export interface StoredDecision {
 }
 
 @Entity({ name: 'sessions' })
-export class FitSession {
-  @PrimaryColumn({ type: 'uuid' })
-  id: string;
-
-  @Column({ type: 'uuid', name: 'merchant_id' })
-  merchantId: string;
-
-  @Column({ type: 'uuid', name: 'store_id' })
-  storeId: string;
-
+export class FitSession extends StoreOwned {
   @Column({ type: 'uuid', name: 'product_id' })
   productId: string;
 
@@ -125,12 +102,6 @@ export class FitSession {
 
   @Column({ type: 'jsonb', nullable: true })
   decision: StoredDecision | null;
-
-  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
-  createdAt: Date;
-
-  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
-  updatedAt: Date;
 
   @Column({ type: 'timestamptz', name: 'recommended_at', nullable: true })
   recommendedAt: Date | null;

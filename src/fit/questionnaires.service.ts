@@ -5,7 +5,7 @@ import { newId } from '../common/http/ids.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
-import type { Removal } from '../catalog/removal.js';
+import { type Removal, removeOrArchive } from '../catalog/removal.js';
 import type { Store } from '../stores/store.entity.js';
 import {
   type CreateQuestionnaireRequest,
@@ -85,15 +85,10 @@ export class QuestionnairesService {
   async delete(store: Store, id: string): Promise<Removal<QuestionnaireResponse>> {
     return this.dataSource.transaction(async (manager) => {
       const questionnaire = await findInStore(manager, Questionnaire, store, id, 'questionnaire', { lock: true });
-      if (!(await manager.existsBy(FitSession, { questionnaireId: questionnaire.id }))) {
-        await manager.delete(Questionnaire, { id: questionnaire.id });
-        return { removed: true };
-      }
-      if (!questionnaire.archivedAt) {
-        await manager.update(Questionnaire, { id: questionnaire.id }, { archivedAt: new Date(), isDefault: false });
-      }
-      const archived = await manager.findOneByOrFail(Questionnaire, { id: questionnaire.id });
-      return { removed: false, archived: QuestionnaireResponse.from(archived) };
+      const referred = await manager.existsBy(FitSession, { questionnaireId: questionnaire.id });
+      return removeOrArchive(manager, Questionnaire, questionnaire, referred, (q) => QuestionnaireResponse.from(q), {
+        isDefault: false,
+      });
     });
   }
 }
