@@ -11,6 +11,7 @@ import type { PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
 import { refusingDuplicates } from './catalog.errors.js';
+import { requireChartLabel } from './chart-labels.js';
 import {
   type CreateProductRequest,
   type CreateVariantRequest,
@@ -99,7 +100,7 @@ export class ProductsService {
     const id = newId();
     await this.dataSource.transaction(async (manager) => {
       const product = await findInStore(manager, Product, store, productId, 'product', { lock: true });
-      await requireLabel(manager, product, request.size_label);
+      await requireChartLabel(manager, product.sizeChartId, request.size_label);
       await refusingDuplicates(() =>
         manager.insert(Variant, {
           id,
@@ -140,7 +141,7 @@ export class ProductsService {
       const variant = await this.findVariant(manager, store, productId, id);
       if (request.size_label !== undefined) {
         const product = await manager.findOneByOrFail(Product, { id: variant.productId });
-        await requireLabel(manager, product, request.size_label);
+        await requireChartLabel(manager, product.sizeChartId, request.size_label);
       }
       const changes: Partial<Variant> = {
         ...(request.size_label !== undefined ? { sizeLabel: request.size_label } : {}),
@@ -184,18 +185,6 @@ async function usableChart(manager: EntityManager, store: Store, chartId: string
   const chart = await findReference(manager, SizeChart, store, chartId, 'size_chart_id');
   if (chart.archivedAt) throw ProblemError.field('size_chart_id', 'archived', 'this size chart is archived');
   return chart;
-}
-
-async function requireLabel(manager: EntityManager, product: Product, label: string): Promise<void> {
-  // Locked so that a concurrent chart edit dropping this label waits for the variant (and then refuses), or wins.
-  const chart = await manager.findOneOrFail(SizeChart, {
-    where: { id: product.sizeChartId },
-    lock: { mode: 'for_key_share' },
-  });
-  if (!chart.sizes.some((size) => size.label === label)) {
-    const labels = chart.sizes.map((size) => size.label).join(', ');
-    throw ProblemError.field('size_label', 'unknown_size', `size_label must be a label of the product's chart: ${labels}`);
-  }
 }
 
 async function refuseOrphanedVariants(manager: EntityManager, product: Product, chart: SizeChart): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { Product, ProductType, SizeChart, Variant } from '../catalog/catalog.entities.js';
+import { requireChartLabel } from '../catalog/chart-labels.js';
 import { isId, newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem.error.js';
@@ -193,11 +194,7 @@ export class SessionsService {
       return { sizeLabel: variant.sizeLabel, variantId: variant.id };
     }
     const label = request.size_label as string;
-    const chart = await manager.findOneByOrFail(SizeChart, { id: session.sizeChartId });
-    if (!chart.sizes.some((size) => size.label === label)) {
-      const labels = chart.sizes.map((size) => size.label).join(', ');
-      throw ProblemError.field('size_label', 'unknown_size', `size_label must be a size of the chart: ${labels}`);
-    }
+    await requireChartLabel(manager, session.sizeChartId, label);
     return { sizeLabel: label, variantId: (await variantsBySize(manager, session.productId)).get(label) ?? null };
   }
 
