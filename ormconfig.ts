@@ -9,6 +9,7 @@ import { FitSession, Questionnaire, QuestionnaireVersion } from './src/fit/fit.e
 import { FitEvent } from './src/events/event.entity.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
+import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations/1763900000000-event-ingestion-and-metrics.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -27,7 +28,11 @@ export const entities = [
   FitSession,
   FitEvent,
 ];
-export const migrations = [InitialSchema1763776800000, CatalogAndSessions1763820000000];
+export const migrations = [
+  InitialSchema1763776800000,
+  CatalogAndSessions1763820000000,
+  EventIngestionAndMetrics1763900000000,
+];
 
 /**
  * The one TypeORM options object, shared by the service and the migration CLI.

@@ -13,6 +13,8 @@ import { loggerOptions } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';
 import { FitModule } from './fit/fit.module.js';
+import { EventsModule } from './events/events.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
@@ -39,6 +41,8 @@ export class AppModule implements NestModule {
         StoresModule,
         CatalogModule,
         FitModule,
+        EventsModule,
+        MetricsModule,
         HealthModule,
         ProblemsModule,
       ],

@@ -10,7 +10,29 @@ export const SERVICE_EVENT_TYPES = [
 ] as const;
 export type ServiceEventType = (typeof SERVICE_EVENT_TYPES)[number];
 
-/** The `source` of events the service records itself. */
+/** Types an integration sends to the events endpoint. */
+export const INTEGRATION_EVENT_TYPES = [
+  'fit_viewed',
+  'add_to_cart',
+  'checkout_started',
+  'purchase',
+  'return_requested',
+  'size_exchange',
+  'item_kept',
+] as const;
+export type IntegrationEventType = (typeof INTEGRATION_EVENT_TYPES)[number];
+
+/** The types about one order line: they need product_id, variant_id, order_id and line_item_id. */
+export const ORDER_OUTCOME_TYPES: readonly string[] = ['purchase', 'return_requested', 'size_exchange', 'item_kept'];
+/** The types that carry a reason. */
+export const REASON_TYPES: readonly string[] = ['return_requested', 'size_exchange'];
+export const REASONS = ['size', 'other'] as const;
+export type Reason = (typeof REASONS)[number];
+
+export type EventType = ServiceEventType | IntegrationEventType;
+export const EVENT_TYPES: readonly EventType[] = [...SERVICE_EVENT_TYPES, ...INTEGRATION_EVENT_TYPES];
+
+/** The `source` of events the service records itself; reserved, so no delivery can collide with them. */
 export const SERVICE_SOURCE = 'size-fit';
 
 @Entity({ name: 'events' })
@@ -31,7 +53,7 @@ export class FitEvent {
   externalId: string;
 
   @Column({ type: 'text' })
-  type: string;
+  type: EventType;
 
   @Column({ type: 'uuid', name: 'product_id', nullable: true })
   productId: string | null;
@@ -49,7 +71,7 @@ export class FitEvent {
   lineItemId: string | null;
 
   @Column({ type: 'text', nullable: true })
-  reason: 'size' | 'other' | null;
+  reason: Reason | null;
 
   @Column({ type: 'integer', nullable: true })
   quantity: number | null;
@@ -59,4 +81,8 @@ export class FitEvent {
 
   @Column({ type: 'timestamptz', name: 'received_at' })
   receivedAt: Date;
+
+  /** SHA-256 of the delivery's canonical form (see canonical-event.ts); null for the service's own events. */
+  @Column({ type: 'bytea', name: 'payload_sha256', nullable: true, select: false })
+  payloadSha256: Buffer | null;
 }

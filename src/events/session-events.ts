@@ -32,6 +32,7 @@ export async function recordSessionEvents(
       quantity: null,
       occurredAt: at,
       receivedAt: at,
+      payloadSha256: null,
     })),
   );
 }

@@ -49,24 +49,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return;
     }
     for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
-    const body: ProblemBody = {
-      type: `/problems/${problem.code}`,
-      title: PROBLEMS[problem.code].title,
-      status: problem.status,
-      // Details may quote the request (a path parameter, a field); a secret pushed there is never echoed back.
-      ...(problem.detail ? { detail: redactSecrets(problem.detail) } : {}),
-      code: problem.code,
-      request_id: String(request.id ?? ''),
-      ...(problem.errors?.length
-        ? {
-            errors: problem.errors.map((error) => ({
-              ...error,
-              field: redactSecrets(error.field),
-              message: redactSecrets(error.message),
-            })),
-          }
-        : {}),
-    };
+    const body = problemBody(problem, String(request.id ?? ''));
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
   }
 
@@ -78,6 +61,28 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
     return internalError();
   }
+}
+
+/** The body of a problem answer; also what a batch reports for each refused item. */
+export function problemBody(problem: ProblemError, requestId: string): ProblemBody {
+  return {
+    type: `/problems/${problem.code}`,
+    title: PROBLEMS[problem.code].title,
+    status: problem.status,
+    // Details may quote the request (a path parameter, a field); a secret pushed there is never echoed back.
+    ...(problem.detail ? { detail: redactSecrets(problem.detail) } : {}),
+    code: problem.code,
+    request_id: requestId,
+    ...(problem.errors?.length
+      ? {
+          errors: problem.errors.map((error) => ({
+            ...error,
+            field: redactSecrets(error.field),
+            message: redactSecrets(error.message),
+          })),
+        }
+      : {}),
+  };
 }
 
 const internalError = () =>

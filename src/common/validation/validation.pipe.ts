@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
+import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { type FieldError, ProblemError } from '../problems/problem.error.js';
 import { FIELD_ERRORS_CONSTRAINT } from './validate-with.js';
 
@@ -32,17 +33,21 @@ const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
  * Validation for every body and query: unknown fields are refused (a typo never silently becomes a default),
  * values are converted to the declared types, and each failure becomes one entry of a 400 problem.
  */
+const VALIDATOR_OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+  stopAtFirstError: true,
+} satisfies ValidatorOptions;
+
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
   constructor() {
     super({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
+      ...VALIDATOR_OPTIONS,
       transform: true,
       transformOptions: { enableImplicitConversion: false },
-      validationError: { target: false, value: false },
-      stopAtFirstError: true,
       exceptionFactory: (errors) => ProblemError.validation(flatten(errors)),
     });
   }
@@ -54,6 +59,19 @@ export class StrictValidationPipe extends ValidationPipe {
     }
     return super.transform(value ?? {}, metadata);
   }
+}
+
+/**
+ * The pipe's rules applied to one object inside a body (an item of a batch): the same codes and messages as a
+ * whole-body 400, with fields relative to the object.
+ */
+export async function validateObject<T extends object>(
+  metatype: new () => T,
+  value: object,
+): Promise<{ ok: true; value: T } | { ok: false; errors: FieldError[] }> {
+  const instance = plainToInstance(metatype, value, { enableImplicitConversion: false });
+  const errors = await validate(instance, VALIDATOR_OPTIONS);
+  return errors.length ? { ok: false, errors: flatten(errors) } : { ok: true, value: instance };
 }
 
 function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] {

@@ -1,0 +1,28 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** Deadlock and serialization failure: the database rolled the transaction back and asks for it to be run again. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
+export function isRetryable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const { code, driverError } = current as { code?: unknown; driverError?: unknown };
+    if (typeof code === 'string' && RETRYABLE_SQLSTATES.has(code)) return true;
+    current = driverError;
+  }
+  return false;
+}
+
+/**
+ * Runs `work` in a transaction, and again (up to three times) when the database rolls it back for a deadlock or a
+ * serialization failure. `work` must build its result from scratch on each attempt.
+ */
+export async function retriedTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await dataSource.transaction(work);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { parseRfc3339 } from '../common/validation/rfc3339.js';
+import type { EventRequest } from './dto/event.dto.js';
+import {
+  INTEGRATION_EVENT_TYPES,
+  type IntegrationEventType,
+  ORDER_OUTCOME_TYPES,
+  REASON_TYPES,
+  type Reason,
+  SERVICE_EVENT_TYPES,
+  SERVICE_SOURCE,
+} from './event.entity.js';
+
+/** An event that passed every rule that does not depend on the clock or the store: the form it is stored in. */
+export interface EventDraft {
+  readonly source: string;
+  readonly externalId: string;
+  readonly type: IntegrationEventType;
+  readonly productId: string | null;
+  readonly variantId: string | null;
+  readonly sessionId: string | null;
+  readonly orderId: string | null;
+  readonly lineItemId: string | null;
+  readonly reason: Reason | null;
+  readonly quantity: number;
+  readonly occurredAt: Date;
+  /** SHA-256 of the canonical form: equal digests mean identical deliveries. */
+  readonly sha256: Buffer;
+}
+
+const FRACTION = /\.(\d+)/;
+
+/**
+ * The rules between an event's fields. The result is the stored form: absent and `null` are both `null`, `quantity`
+ * defaults to 1, ids are lower-case, and `occurred_at` is an instant, so that two deliveries that mean the same event
+ * have the same digest however they were spelled.
+ */
+export function draftEvent(request: EventRequest): EventDraft {
+  const type = request.type;
+  if ((SERVICE_EVENT_TYPES as readonly string[]).includes(type)) {
+    throw new ProblemError('event_type_reserved', `${type} is recorded by the service itself; it cannot be sent`, [
+      { field: 'type', code: 'reserved', message: `${type} is recorded by the service itself` },
+    ]);
+  }
+  const errors: FieldError[] = [];
+  const fail = (field: string, code: string, message: string) => errors.push({ field, code, message });
+
+  if (!(INTEGRATION_EVENT_TYPES as readonly string[]).includes(type)) {
+    fail('type', 'not_allowed_value', `type must be one of ${INTEGRATION_EVENT_TYPES.join(', ')}`);
+  }
+  if (request.source === SERVICE_SOURCE) {
+    fail('source', 'reserved', `source ${SERVICE_SOURCE} is reserved for the events the service records itself`);
+  }
+  if (ORDER_OUTCOME_TYPES.includes(type)) {
+    for (const field of ['product_id', 'variant_id', 'order_id', 'line_item_id'] as const) {
+      if (request[field] == null) fail(field, 'required', `${field} is required on ${type} events`);
+    }
+  } else if (request.product_id == null) {
+    for (const field of ['variant_id', 'session_id'] as const) {
+      if (request[field] != null) fail('product_id', 'required', `product_id is required with ${field}`);
+    }
+  }
+  if (REASON_TYPES.includes(type)) {
+    if (request.reason == null) fail('reason', 'required', `reason (size or other) is required on ${type} events`);
+  } else if (request.reason != null) {
+    fail('reason', 'not_allowed_for_type', `reason is only sent with ${REASON_TYPES.join(' and ')} events`);
+  }
+  const fraction = FRACTION.exec(request.occurred_at)?.[1] ?? '';
+  if (/[1-9]/.test(fraction.slice(3))) {
+    fail('occurred_at', 'too_precise', 'occurred_at must have at most millisecond precision');
+  }
+  if (errors.length) throw ProblemError.validation(dedupe(errors));
+
+  const lower = (id: string | null | undefined) => (id == null ? null : id.toLowerCase());
+  const fields = {
+    source: request.source,
+    externalId: request.external_id,
+    type: type as IntegrationEventType,
+    productId: lower(request.product_id),
+    variantId: lower(request.variant_id),
+    sessionId: lower(request.session_id),
+    orderId: request.order_id ?? null,
+    lineItemId: request.line_item_id ?? null,
+    reason: request.reason ?? null,
+    quantity: request.quantity ?? 1,
+    occurredAt: parseRfc3339(request.occurred_at) as Date,
+  };
+  return { ...fields, sha256: canonicalDigest(fields) };
+}
+
+/** Version 1 of the canonical form: a JSON array of the stored fields in a fixed order. */
+function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
+  const canonical = JSON.stringify([
+    1,
+    event.source,
+    event.externalId,
+    event.type,
+    event.productId,
+    event.variantId,
+    event.sessionId,
+    event.orderId,
+    event.lineItemId,
+    event.reason,
+    event.quantity,
+    event.occurredAt.toISOString(),
+  ]);
+  return createHash('sha256').update(canonical).digest();
+}
+
+/** The clock's rules: not older than one calendar year, at most five minutes ahead. */
+export function checkOccurredAt(occurredAt: Date, now: Date): FieldError | null {
+  const earliest = new Date(now);
+  earliest.setUTCFullYear(earliest.getUTCFullYear() - 1);
+  if (occurredAt < earliest) {
+    return { field: 'occurred_at', code: 'too_old', message: 'occurred_at must be within the last year' };
+  }
+  if (occurredAt.getTime() > now.getTime() + 5 * 60_000) {
+    return {
+      field: 'occurred_at',
+      code: 'too_far_in_future',
+      message: 'occurred_at must be at most five minutes in the future',
+    };
+  }
+  return null;
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.field}\u0000${e.code}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}

@@ -1,0 +1,132 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOmittable } from '../../common/validation/omittable.js';
+import { IsRfc3339 } from '../../common/validation/rfc3339.js';
+
+export class MetricsQuery {
+  @ApiPropertyOptional({ format: 'date-time', description: 'Start, inclusive. Default: 30 days before `to`.' })
+  @IsOmittable()
+  @IsRfc3339()
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'End, exclusive. Default: now. At most 366 days after `from`.' })
+  @IsOmittable()
+  @IsRfc3339()
+  to?: string;
+}
+
+export class MetricsCounts {
+  @ApiProperty({ description: 'Sessions created in [from, to): the cohort.' })
+  started_sessions: number;
+
+  @ApiProperty({ description: 'Cohort sessions that got a recommendation.' })
+  recommended_sessions: number;
+
+  @ApiProperty({ description: 'Cohort sessions completed with the recommended size.' })
+  accepted_sessions: number;
+
+  @ApiProperty({ description: 'Cohort sessions completed with another size.' })
+  overridden_sessions: number;
+
+  @ApiProperty({ description: 'Recommended cohort sessions named by a purchase event.' })
+  converted_sessions: number;
+
+  @ApiProperty({ description: 'Unique (order_id, line_item_id) purchased with a recommended cohort session.' })
+  purchased_lines: number;
+
+  @ApiProperty({ description: 'Purchased lines with a return_requested event of reason size.' })
+  size_returned_lines: number;
+
+  @ApiProperty({ description: 'Purchased lines with an item_kept event.' })
+  kept_lines: number;
+
+  @ApiProperty({ description: 'Purchased lines with a size_exchange event of reason size.' })
+  size_exchanged_lines: number;
+}
+
+const rate = (description: string) => ApiProperty({ type: Number, nullable: true, description: `${description}; null when the denominator is 0.` });
+
+export class MetricsRates {
+  @rate('recommended_sessions / started_sessions')
+  quiz_completion: number | null;
+
+  @rate('accepted_sessions / recommended_sessions')
+  recommendation_acceptance: number | null;
+
+  @rate('overridden_sessions / recommended_sessions')
+  recommendation_override: number | null;
+
+  @rate('converted_sessions / recommended_sessions')
+  fit_assisted_conversion: number | null;
+
+  @rate('size_returned_lines / purchased_lines')
+  size_related_return: number | null;
+
+  @rate('kept_lines / purchased_lines')
+  kept_after_recommendation: number | null;
+
+  @rate('size_exchanged_lines / purchased_lines')
+  exchange_for_size: number | null;
+}
+
+export class MetricsResponse {
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  from: string;
+
+  @ApiProperty({ format: 'date-time' })
+  to: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the figures were computed: outcomes count when their occurred_at is at or before it.',
+  })
+  observed_through: string;
+
+  @ApiProperty({ type: MetricsCounts })
+  counts: MetricsCounts;
+
+  @ApiProperty({ type: MetricsRates })
+  rates: MetricsRates;
+
+  @ApiProperty({ type: [String] })
+  caveats: string[];
+}
+
+export class DailyMetrics {
+  @ApiProperty({ example: '2026-11-21', description: 'The UTC day of session creation.' })
+  date: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The part of the range on this day: start, inclusive.' })
+  from: string;
+
+  @ApiProperty({ format: 'date-time', description: 'End, exclusive.' })
+  to: string;
+
+  @ApiProperty({ type: MetricsCounts })
+  counts: MetricsCounts;
+
+  @ApiProperty({ type: MetricsRates })
+  rates: MetricsRates;
+}
+
+export class DailyMetricsResponse {
+  @ApiProperty({ format: 'uuid' })
+  store_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  from: string;
+
+  @ApiProperty({ format: 'date-time' })
+  to: string;
+
+  @ApiProperty({ format: 'date-time' })
+  observed_through: string;
+
+  @ApiProperty({ type: [DailyMetrics], description: 'Every UTC day the range touches, oldest first.' })
+  days: DailyMetrics[];
+
+  @ApiProperty({ type: [String] })
+  caveats: string[];
+}
