@@ -93,7 +93,7 @@ export async function createQuestionnaire(
   return response.body;
 }
 
-/** An event row, as the events table holds it (read straight from the database: there is no events API yet). */
+/** An event row, as the events table holds it (read straight from the database, with columns the API does not show). */
 export interface EventRow {
   id: string;
   merchant_id: string;
