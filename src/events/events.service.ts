@@ -186,7 +186,7 @@ function checkAgainstStore(draft: EventDraft, references: References, now: Date)
   if (draft.variantId !== null) {
     const productId = references.variants.get(draft.variantId);
     if (productId === undefined) missing('variant_id');
-    else if (productId !== draft.productId) {
+    else if (productId !== draft.productId && references.products.has(draft.productId as string)) {
       errors.push({ field: 'variant_id', code: 'not_of_product', message: 'variant_id is a variant of another product' });
     }
   }

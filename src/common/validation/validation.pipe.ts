@@ -27,6 +27,7 @@ const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
   max: 'too_large',
   isUuid: 'must_be_id',
   matches: 'invalid_format',
+  isRfc3339: 'invalid_timestamp',
 };
 
 /**
