@@ -158,6 +158,18 @@ describe('HTTP conventions', () => {
       problemOneOf(keys, 400, ['invalid_json', 'validation_failed']);
     });
 
+    it('refuses text that is not valid Unicode (a lone surrogate) instead of storing it altered', async () => {
+      const { admin } = await createTenant(t);
+      for (const name of ['\\ud800 store', 'store \\udc00', '\\udc00\\ud800']) {
+        const response = await postRaw('/v1/stores', admin.secret, `{"name":"${name}"}`);
+        problem(response, 400, 'validation_failed');
+        expect(response.body.errors).toEqual([expect.objectContaining({ field: 'name', code: 'invalid_character' })]);
+      }
+      const paired = await postRaw('/v1/stores', admin.secret, '{"name":"\\ud83d\\udc55 Tees"}');
+      expect(paired.status).toBe(201);
+      expect(paired.body.name).toBe('\u{1F455} Tees');
+    });
+
     it('refuses a body over 64 KiB with 413 payload_too_large and creates nothing', async () => {
       const { admin } = await createTenant(t);
       const name = `Huge ${'x'.repeat(70 * 1024)}`;

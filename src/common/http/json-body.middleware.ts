@@ -44,6 +44,9 @@ function hasBody(request: Request): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** A UTF-16 surrogate without its pair: JSON can spell it (`"\ud800"`), UTF-8 cannot encode it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** One iterative walk over the parsed body (recursion is what deep nesting attacks). */
 function assertStorable(body: unknown): void {
   const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
@@ -52,6 +55,10 @@ function assertStorable(body: unknown): void {
     if (typeof value === 'string') {
       if (value.includes('\u0000')) {
         throw ProblemError.field(path || 'body', 'invalid_character', `${path || 'body'} must not contain the NUL character`);
+      }
+      if (LONE_SURROGATE.test(value)) {
+        // UTF-8 cannot hold it: stored, it would silently become U+FFFD.
+        throw ProblemError.field(path || 'body', 'invalid_character', `${path || 'body'} must be valid Unicode text`);
       }
       continue;
     }
