@@ -11,7 +11,7 @@ import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
 import { FitEvent } from './event.entity.js';
 import { checkOccurredAt, draftEvent, type EventDraft } from './event-rules.js';
-import { recordLineOutcomes } from './line-summaries.js';
+import { type LinkedSession, recordLineOutcomes } from './line-summaries.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 export type EventResult =
@@ -31,7 +31,7 @@ interface Pending {
 interface References {
   readonly products: ReadonlySet<string>;
   readonly variants: ReadonlyMap<string, string>;
-  readonly sessions: ReadonlyMap<string, { productId: string; createdAt: Date }>;
+  readonly sessions: ReadonlyMap<string, LinkedSession & { productId: string }>;
 }
 
 const deliveryKey = (source: string, externalId: string) => JSON.stringify([source, externalId]);
@@ -137,8 +137,7 @@ export class EventsService {
         round = later;
       }
 
-      const createdAt = new Map([...references.sessions].map(([id, session]) => [id, session.createdAt]));
-      await recordLineOutcomes(manager, store, stored, createdAt);
+      await recordLineOutcomes(manager, store, stored, references.sessions);
       return results;
     });
   }
@@ -214,9 +213,10 @@ function checkAgainstStore(draft: EventDraft, references: References, now: Date)
 }
 
 /**
- * Reads the products, variants and sessions the drafts name, in one statement. Products and variants are locked
- * `FOR KEY SHARE` until commit, so a concurrent delete either waits and then sees the new event (and archives
- * instead), or wins and the event is refused: never a broken foreign key. Sessions are never deleted.
+ * Reads the products, variants and sessions the drafts name, in one statement, locked `FOR KEY SHARE` until commit.
+ * A concurrent delete of a product or variant either waits and then sees the new event (and archives instead), or
+ * wins and the event is refused: never a broken foreign key. A session change (which locks the session `FOR
+ * UPDATE`) either commits before, and its recommendation is seen here, or waits for this transaction's links.
  */
 async function loadReferences(manager: EntityManager, store: Store, drafts: readonly EventDraft[]): Promise<References> {
   const ids = (pick: (d: EventDraft) => string | null) => [...new Set(drafts.map(pick).filter((id) => id !== null))];
@@ -226,19 +226,33 @@ async function loadReferences(manager: EntityManager, store: Store, drafts: read
   const references = { products: new Set<string>(), variants: new Map<string, string>(), sessions: new Map() };
   if (!productIds.length && !variantIds.length && !sessionIds.length) return references;
 
-  const rows: Array<{ kind: 'product' | 'variant' | 'session'; id: string; product_id: string | null; created_at: Date | null }> =
-    await manager.query(
-      `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
-            v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE)
-       SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at FROM p
-       UNION ALL SELECT 'variant', id, product_id, NULL FROM v
-       UNION ALL SELECT 'session', id, product_id, created_at FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[])`,
-      [store.id, productIds, variantIds, sessionIds],
-    );
+  const rows: Array<{
+    kind: 'product' | 'variant' | 'session';
+    id: string;
+    product_id: string | null;
+    created_at: Date | null;
+    recommended: boolean | null;
+  }> = await manager.query(
+    `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
+          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
+                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
+     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
+       FROM p
+     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
+     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
+    [store.id, productIds, variantIds, sessionIds],
+  );
   for (const row of rows) {
     if (row.kind === 'product') references.products.add(row.id);
     else if (row.kind === 'variant') references.variants.set(row.id, row.product_id as string);
-    else references.sessions.set(row.id, { productId: row.product_id as string, createdAt: row.created_at as Date });
+    else {
+      references.sessions.set(row.id, {
+        productId: row.product_id as string,
+        createdAt: row.created_at as Date,
+        recommended: row.recommended as boolean,
+      });
+    }
   }
   return references;
 }

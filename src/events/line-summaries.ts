@@ -16,21 +16,30 @@ const lineKey = (orderId: string, lineItemId: string) => JSON.stringify([orderId
 const byKey = <T>(entries: Map<string, T>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 
+/** What the summaries need of a session a purchase names, read under a `FOR KEY SHARE` lock. */
+export interface LinkedSession {
+  readonly createdAt: Date;
+  readonly recommended: boolean;
+}
+
 /**
- * Keeps `order_lines` and `session_lines` (see the migration that creates them) in step with newly stored events,
- * inside the transaction that stores them. Three statements whatever the number of events:
+ * Keeps `order_lines`, `session_lines` and `sessions.first_purchased_at` (see the migration that creates them) in
+ * step with newly stored events, inside the transaction that stores them. At most five statements whatever the
+ * number of events:
  *
  * 1. upsert every touched line into `order_lines`, taking the earliest outcome times. The upsert locks the line's
  *    row until commit, so events of one line are applied one transaction after the other; lines are locked in one
  *    global order (sorted), so two transactions cannot deadlock on them;
  * 2. link lines to the sessions their purchases name, copying the line's outcome times;
- * 3. copy changed outcome times to every session link of the line.
+ * 3. mark the links of lines that now have several sessions as `shared`;
+ * 4. copy changed outcome times to every session link of the line;
+ * 5. move `first_purchased_at` of the sessions purchases name (sorted by id, after every line lock).
  */
 export async function recordLineOutcomes(
   manager: EntityManager,
   store: Store,
   events: readonly FitEvent[],
-  sessionCreatedAt: ReadonlyMap<string, Date>,
+  sessions: ReadonlyMap<string, LinkedSession>,
 ): Promise<void> {
   const touched = new Map<string, LineOutcomes>();
   const links = new Map<string, { sessionId: string; orderId: string; lineItemId: string; purchasedAt: Date }>();
@@ -109,13 +118,14 @@ export async function recordLineOutcomes(
   if (links.size) {
     const rows = byKey(links);
     const outcomes = rows.map((link) => current.get(lineKey(link.orderId, link.lineItemId)) as LineOutcomes);
+    const session = (id: string) => sessions.get(id) as LinkedSession;
     await manager.query(
-      `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at, purchased_at,
-                                       size_returned_at, kept_at, size_exchanged_at)
-       SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[],
-                                  $7::timestamptz[], $8::timestamptz[], $9::timestamptz[])
-         AS t(session_id, order_id, line_item_id, session_created_at, purchased_at, size_returned_at, kept_at,
-              size_exchanged_at)
+      `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
+                                       session_recommended, purchased_at, size_returned_at, kept_at, size_exchanged_at)
+       SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[],
+                                  $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
+         AS t(session_id, order_id, line_item_id, session_created_at, session_recommended, purchased_at,
+              size_returned_at, kept_at, size_exchanged_at)
        ON CONFLICT (store_id, session_id, order_id, line_item_id) DO UPDATE SET
          purchased_at = LEAST(s.purchased_at, EXCLUDED.purchased_at)`,
       [
@@ -123,13 +133,29 @@ export async function recordLineOutcomes(
         rows.map((r) => r.sessionId),
         rows.map((r) => r.orderId),
         rows.map((r) => r.lineItemId),
-        rows.map((r) => (sessionCreatedAt.get(r.sessionId) as Date).toISOString()),
+        rows.map((r) => session(r.sessionId).createdAt.toISOString()),
+        rows.map((r) => session(r.sessionId).recommended),
         rows.map((r) => r.purchasedAt.toISOString()),
         outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
         outcomes.map((o) => isoOrNull(o.keptAt)),
         outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
       ],
     );
+
+    const linked = [...new Set(rows.map((r) => lineKey(r.orderId, r.lineItemId)))].map((key) => current.get(key) as LineOutcomes);
+    await manager.query(
+      `UPDATE session_lines AS s SET shared = true
+         FROM (SELECT l.order_id, l.line_item_id
+                 FROM session_lines l
+                 JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
+                   ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
+                WHERE l.store_id = $1
+                GROUP BY l.order_id, l.line_item_id
+               HAVING count(*) > 1) AS m
+        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
+      [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)],
+    );
+
   }
 
   if (changed.size) {
@@ -150,4 +176,32 @@ export async function recordLineOutcomes(
       ],
     );
   }
+
+  if (links.size) {
+    const firstPurchases = new Map<string, Date>();
+    for (const link of [...links.values()]) {
+      const known = firstPurchases.get(link.sessionId);
+      if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
+    }
+    const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    await manager.query(
+      `UPDATE sessions AS s SET first_purchased_at = t.at
+         FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
+      [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())],
+    );
+  }
+}
+
+/**
+ * A session's first recommendation: its links to purchased lines start counting. Called by the session change in
+ * its transaction, with the session row locked `FOR UPDATE`; ingestion locks a session it links `FOR KEY SHARE`, so
+ * the two never interleave and a link never misses the mark.
+ */
+export async function markSessionRecommended(manager: EntityManager, storeId: string, sessionId: string): Promise<void> {
+  await manager.query(
+    `UPDATE session_lines SET session_recommended = true
+      WHERE store_id = $1 AND session_id = $2 AND NOT session_recommended`,
+    [storeId, sessionId],
+  );
 }

@@ -108,4 +108,8 @@ export class FitSession extends StoreOwned {
 
   @Column({ type: 'timestamptz', name: 'completed_at', nullable: true })
   completedAt: Date | null;
+
+  /** The earliest purchase event naming the session: written by event ingestion, read by the metrics only. */
+  @Column({ type: 'timestamptz', name: 'first_purchased_at', nullable: true, insert: false, update: false, select: false })
+  firstPurchasedAt?: Date | null;
 }

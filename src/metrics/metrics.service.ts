@@ -8,54 +8,60 @@ import type { DailyMetricsResponse, MetricsCounts, MetricsQuery, MetricsResponse
 type CountsRow = { [K in keyof MetricsCounts]: number } & { day: string | null };
 
 /**
- * One statement over the cohort: sessions by their `(store_id, created_at)` index, purchased lines by the
- * `session_lines` summary's `(store_id, session_created_at)` index (see docs/metrics.md). `day` is the UTC day of
- * session creation, or one group for the whole range.
+ * One statement, index-only range scans (see docs/metrics.md): the cohort's sessions through `sessions_cohort_idx`
+ * (started, recommended, accepted, overridden, and converted from `first_purchased_at`), and their purchased lines
+ * through the two partial indexes of `session_lines`: a line linked to one session only is counted by its row, a line
+ * linked to several (`shared`, rare) by a distinct count. `day` is the UTC day of session creation, or one group for
+ * the whole range.
  */
 function cohortQuery(byDay: boolean): string {
   const day = (column: string) => (byDay ? `((${column} AT TIME ZONE 'UTC')::date)::text` : 'NULL::text');
+  const linksOfCohort = `
+        FROM session_lines l
+       WHERE l.store_id = $1 AND l.session_created_at >= $2 AND l.session_created_at < $3
+         AND l.session_recommended AND l.purchased_at <= $4`;
   return `
     WITH sessions_by_day AS (
       SELECT ${day('s.created_at')} AS day,
              count(*)::int AS started_sessions,
              count(s.recommended_at)::int AS recommended_sessions,
              (count(*) FILTER (WHERE s.outcome = 'accepted'))::int AS accepted_sessions,
-             (count(*) FILTER (WHERE s.outcome = 'overridden'))::int AS overridden_sessions
+             (count(*) FILTER (WHERE s.outcome = 'overridden'))::int AS overridden_sessions,
+             (count(*) FILTER (WHERE s.recommended_at IS NOT NULL AND s.first_purchased_at <= $4))::int
+               AS converted_sessions
         FROM sessions s
        WHERE s.store_id = $1 AND s.created_at >= $2 AND s.created_at < $3
        GROUP BY 1
-    ), links AS MATERIALIZED (
-      SELECT ${day('l.session_created_at')} AS day, l.session_id, l.order_id, l.line_item_id,
-             l.size_returned_at <= $4 AS size_returned, l.kept_at <= $4 AS kept,
-             l.size_exchanged_at <= $4 AS size_exchanged
-        FROM session_lines l
-        JOIN sessions s ON s.id = l.session_id
-       WHERE l.store_id = $1 AND l.session_created_at >= $2 AND l.session_created_at < $3 AND l.purchased_at <= $4
-         AND s.store_id = $1 AND s.created_at >= $2 AND s.created_at < $3 AND s.recommended_at IS NOT NULL
-    ), lines AS (
-      SELECT day, bool_or(size_returned) AS size_returned, bool_or(kept) AS kept, bool_or(size_exchanged) AS size_exchanged
-        FROM links
-       GROUP BY day, order_id, line_item_id
-    ), lines_by_day AS (
+    ), single_lines AS (
+      SELECT ${day('l.session_created_at')} AS day,
+             count(*)::int AS purchased_lines,
+             (count(*) FILTER (WHERE l.size_returned_at <= $4))::int AS size_returned_lines,
+             (count(*) FILTER (WHERE l.kept_at <= $4))::int AS kept_lines,
+             (count(*) FILTER (WHERE l.size_exchanged_at <= $4))::int AS size_exchanged_lines
+        ${linksOfCohort} AND NOT l.shared
+       GROUP BY 1
+    ), shared_lines AS (
       SELECT day,
              count(*)::int AS purchased_lines,
              (count(*) FILTER (WHERE size_returned))::int AS size_returned_lines,
              (count(*) FILTER (WHERE kept))::int AS kept_lines,
              (count(*) FILTER (WHERE size_exchanged))::int AS size_exchanged_lines
-        FROM lines
+        FROM (SELECT ${day('l.session_created_at')} AS day,
+                     bool_or(l.size_returned_at <= $4) AS size_returned,
+                     bool_or(l.kept_at <= $4) AS kept,
+                     bool_or(l.size_exchanged_at <= $4) AS size_exchanged
+                ${linksOfCohort} AND l.shared
+               GROUP BY 1, l.order_id, l.line_item_id) AS lines
        GROUP BY day
-    ), converted_by_day AS (
-      SELECT day, count(DISTINCT session_id)::int AS converted_sessions FROM links GROUP BY day
     )
     SELECT s.*,
-           coalesce(c.converted_sessions, 0) AS converted_sessions,
-           coalesce(l.purchased_lines, 0) AS purchased_lines,
-           coalesce(l.size_returned_lines, 0) AS size_returned_lines,
-           coalesce(l.kept_lines, 0) AS kept_lines,
-           coalesce(l.size_exchanged_lines, 0) AS size_exchanged_lines
+           coalesce(a.purchased_lines, 0) + coalesce(b.purchased_lines, 0) AS purchased_lines,
+           coalesce(a.size_returned_lines, 0) + coalesce(b.size_returned_lines, 0) AS size_returned_lines,
+           coalesce(a.kept_lines, 0) + coalesce(b.kept_lines, 0) AS kept_lines,
+           coalesce(a.size_exchanged_lines, 0) + coalesce(b.size_exchanged_lines, 0) AS size_exchanged_lines
       FROM sessions_by_day s
-      LEFT JOIN converted_by_day c ON c.day IS NOT DISTINCT FROM s.day
-      LEFT JOIN lines_by_day l ON l.day IS NOT DISTINCT FROM s.day`;
+      LEFT JOIN single_lines a ON a.day IS NOT DISTINCT FROM s.day
+      LEFT JOIN shared_lines b ON b.day IS NOT DISTINCT FROM s.day`;
 }
 
 const TOTAL = cohortQuery(false);
