@@ -5,29 +5,13 @@
  *
  *   npm run bench:fit            (ROUNDS=500 by default)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { call as callService, type Json, percentile, startService } from './lib/service.js';
 
 const PORT = 3917;
-const BASE = `http://127.0.0.1:${PORT}`;
-const OPERATOR_KEY = 'sfo_bench_operator_key_0123456789abcdefghij';
 const ROUNDS = Number(process.env.ROUNDS ?? 500);
-
-type Json = Record<string, any>;
-
-async function call(method: string, path: string, key: string, body?: unknown): Promise<Json> {
-  const response = await fetch(BASE + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Json;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 async function timed(samples: number[], work: () => Promise<unknown>): Promise<void> {
   const start = performance.now();
@@ -35,24 +19,14 @@ async function timed(samples: number[], work: () => Promise<unknown>): Promise<v
   samples.push(performance.now() - start);
 }
 
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 100) / 100;
-}
-
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'size-fit-bench-'));
-  const service = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], {
-    env: { ...process.env, PORT: String(PORT), DATA_DIR: join(dataDir, 'db'), OPERATOR_BOOTSTRAP_KEY: OPERATOR_KEY, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: '' },
-    stdio: 'inherit',
+  const service = await startService(PORT, { DATA_DIR: join(dataDir, 'db') }, {
+    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
+  const call = (method: string, path: string, key: string, body?: unknown) => callService(service.base, method, path, key, body);
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`${BASE}/readyz`).then((r) => r.ok, () => false)) break;
-      if (i > 100) throw new Error('the service did not start');
-      await sleep(200);
-    }
-    const merchant = await call('POST', '/v1/merchants', OPERATOR_KEY, { name: 'Bench' });
+    const merchant = await call('POST', '/v1/merchants', service.operatorKey, { name: 'Bench' });
     const admin = merchant.api_key.secret as string;
     const store = (await call('POST', '/v1/stores', admin, { name: 'Bench store' })).id as string;
     const fitKey = (await call('POST', '/v1/api-keys', admin, { name: 'fit', store_id: store, scopes: ['fit'] })).secret;
@@ -120,8 +94,7 @@ async function main(): Promise<void> {
     writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result.ms), `→ ${file}`);
   } finally {
-    service.kill('SIGTERM');
-    await new Promise((resolve) => service.once('exit', resolve));
+    await service.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

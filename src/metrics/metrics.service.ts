@@ -15,7 +15,9 @@ type CountsRow = { [K in keyof MetricsCounts]: number } & { day: string | null }
  * the whole range.
  */
 function cohortQuery(byDay: boolean): string {
-  const day = (column: string) => (byDay ? `((${column} AT TIME ZONE 'UTC')::date)::text` : 'NULL::text');
+  // Grouped by the UTC midnight (cheap per row); only the final groups are spelled as dates.
+  const day = (column: string) =>
+    byDay ? `date_bin('1 day', ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')` : 'NULL::timestamptz';
   const linksOfCohort = `
         FROM session_lines l
        WHERE l.store_id = $1 AND l.session_created_at >= $2 AND l.session_created_at < $3
@@ -54,7 +56,9 @@ function cohortQuery(byDay: boolean): string {
                GROUP BY 1, l.order_id, l.line_item_id) AS lines
        GROUP BY day
     )
-    SELECT s.*,
+    SELECT to_char(s.day AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+           s.started_sessions, s.recommended_sessions, s.accepted_sessions, s.overridden_sessions,
+           s.converted_sessions,
            coalesce(a.purchased_lines, 0) + coalesce(b.purchased_lines, 0) AS purchased_lines,
            coalesce(a.size_returned_lines, 0) + coalesce(b.size_returned_lines, 0) AS size_returned_lines,
            coalesce(a.kept_lines, 0) + coalesce(b.kept_lines, 0) AS kept_lines,

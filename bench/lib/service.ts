@@ -1,0 +1,70 @@
+/** What every bench and seed script shares: the built service as a child process, a JSON client, percentiles. */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
+
+export interface RunningService {
+  readonly base: string;
+  readonly operatorKey: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `dist/src/main.js` (build first) on port `port` with the given database settings (`DATABASE_URL`, or
+ * `DATA_DIR` for the embedded database), no rate limit and silent logs, and waits until `/readyz` answers.
+ */
+export async function startService(
+  port: number,
+  database: { DATABASE_URL: string } | { DATA_DIR: string },
+  options: { nodeArgs?: readonly string[] } = {},
+): Promise<RunningService> {
+  const base = `http://127.0.0.1:${port}`;
+  const operatorKey = `sfo_bench_${randomBytes(24).toString('hex')}`;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/src/main.js'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      ...database,
+      PORT: String(port),
+      OPERATOR_BOOTSTRAP_KEY: operatorKey,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  for (let i = 0; ; i++) {
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
+    if (i > 150 || child.exitCode !== null) {
+      await stop();
+      throw new Error('the service did not start (is it built? npm run build)');
+    }
+    await sleep(200);
+  }
+  return { base, operatorKey, stop };
+}
+
+/** A JSON call that throws on any answer other than 2xx. */
+export async function call(base: string, method: string, path: string, key: string, body?: unknown): Promise<Json> {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as Json;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** The p-th percentile (nearest rank) of `samples`, in their unit, to 0.1. */
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
+}
