@@ -1,7 +1,5 @@
-import { expect } from '@jest/globals';
-import { DataSource } from 'typeorm';
 import type { TestApp } from './app.js';
-import type { Shop } from './session-fixtures.js';
+import { type Shop, withFailingEventInsertWhere } from './session-fixtures.js';
 
 /** The types an integration may send. */
 export const INTEGRATION_TYPES = [
@@ -131,27 +129,5 @@ export function without(body: object, ...fields: string[]): EventBody {
  */
 export async function withFailingInsertOf(t: TestApp, prefix: string, body: () => Promise<void>): Promise<void> {
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error('withFailingInsertOf: unexpected prefix');
-  const db = t.app.get(DataSource);
-  const name = `test_fail_events_${prefix.replace(/-/g, '_')}`;
-  await db.query(
-    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-     BEGIN
-       IF NEW.external_id LIKE '${prefix}%' THEN
-         RAISE EXCEPTION 'injected failure for a test';
-       END IF;
-       RETURN NEW;
-     END $$`,
-  );
-  try {
-    await db.query(`CREATE TRIGGER ${name} BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION ${name}()`);
-    try {
-      await body();
-    } finally {
-      await db.query(`DROP TRIGGER IF EXISTS ${name} ON events`);
-    }
-  } finally {
-    await db.query(`DROP FUNCTION IF EXISTS ${name}()`);
-  }
-  const [left] = await db.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = $1`, [name]);
-  expect(left.n).toBe(0);
+  await withFailingEventInsertWhere(t, prefix.replace(/-/g, '_'), `NEW.external_id LIKE '${prefix}%'`, body);
 }

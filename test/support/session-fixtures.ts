@@ -131,16 +131,35 @@ export async function withFailingEventInsert(
   types: string[],
   body: () => Promise<void>,
 ): Promise<void> {
-  const db = t.app.get(DataSource);
   if (!/^[0-9a-f-]{36}$/.test(sessionId) || types.some((type) => !/^[a-z_]+$/.test(type))) {
     throw new Error('withFailingEventInsert: unexpected session id or event type');
   }
-  const name = `test_fail_events_${sessionId.replace(/-/g, '')}`;
   const typeList = types.map((type) => `'${type}'`).join(', ');
+  await withFailingEventInsertWhere(
+    t,
+    sessionId.replace(/-/g, ''),
+    `NEW.session_id = '${sessionId}'::uuid AND NEW.type IN (${typeList})`,
+    body,
+  );
+}
+
+/**
+ * Makes every insert into `events` whose row satisfies `condition` (SQL over `NEW`, built by the caller from checked
+ * values) fail inside the database while `body` runs. `tag` names the trigger; keep it unique per test.
+ */
+export async function withFailingEventInsertWhere(
+  t: TestApp,
+  tag: string,
+  condition: string,
+  body: () => Promise<void>,
+): Promise<void> {
+  const db = t.app.get(DataSource);
+  if (!/^[a-z0-9_]+$/.test(tag)) throw new Error('withFailingEventInsertWhere: unexpected tag');
+  const name = `test_fail_events_${tag}`;
   await db.query(
     `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       IF NEW.session_id = '${sessionId}'::uuid AND NEW.type IN (${typeList}) THEN
+       IF ${condition} THEN
          RAISE EXCEPTION 'injected failure for a test';
        END IF;
        RETURN NEW;

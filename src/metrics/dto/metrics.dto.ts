@@ -68,14 +68,15 @@ export class MetricsRates {
   exchange_for_size: number | null;
 }
 
-export class MetricsResponse {
+/** What both metrics answers start with: the store, the range and when the figures were computed. */
+class MetricsRange {
   @ApiProperty({ format: 'uuid' })
   store_id: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', description: 'Start of the cohort, inclusive.' })
   from: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', description: 'End of the cohort, exclusive.' })
   to: string;
 
   @ApiProperty({
@@ -83,7 +84,9 @@ export class MetricsResponse {
     description: 'When the figures were computed: outcomes count when their occurred_at is at or before it.',
   })
   observed_through: string;
+}
 
+export class MetricsResponse extends MetricsRange {
   @ApiProperty({ type: MetricsCounts })
   counts: MetricsCounts;
 
@@ -111,19 +114,7 @@ export class DailyMetrics {
   rates: MetricsRates;
 }
 
-export class DailyMetricsResponse {
-  @ApiProperty({ format: 'uuid' })
-  store_id: string;
-
-  @ApiProperty({ format: 'date-time' })
-  from: string;
-
-  @ApiProperty({ format: 'date-time' })
-  to: string;
-
-  @ApiProperty({ format: 'date-time' })
-  observed_through: string;
-
+export class DailyMetricsResponse extends MetricsRange {
   @ApiProperty({ type: [DailyMetrics], description: 'Every UTC day the range touches, oldest first.' })
   days: DailyMetrics[];
 
