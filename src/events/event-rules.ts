@@ -56,10 +56,8 @@ export function draftEvent(request: EventRequest): EventDraft {
     for (const field of ['product_id', 'variant_id', 'order_id', 'line_item_id'] as const) {
       if (request[field] == null) fail(field, 'required', `${field} is required on ${type} events`);
     }
-  } else if (request.product_id == null) {
-    for (const field of ['variant_id', 'session_id'] as const) {
-      if (request[field] != null) fail('product_id', 'required', `product_id is required with ${field}`);
-    }
+  } else if (request.product_id == null && (request.variant_id != null || request.session_id != null)) {
+    fail('product_id', 'required', 'product_id is required with variant_id or session_id');
   }
   if (REASON_TYPES.includes(type)) {
     if (request.reason == null) fail('reason', 'required', `reason (size or other) is required on ${type} events`);
@@ -70,7 +68,7 @@ export function draftEvent(request: EventRequest): EventDraft {
   if (/[1-9]/.test(fraction.slice(3))) {
     fail('occurred_at', 'too_precise', 'occurred_at must have at most millisecond precision');
   }
-  if (errors.length) throw ProblemError.validation(dedupe(errors));
+  if (errors.length) throw ProblemError.validation(errors);
 
   const lower = (id: string | null | undefined) => (id == null ? null : id.toLowerCase());
   const fields = {
@@ -123,12 +121,4 @@ export function checkOccurredAt(occurredAt: Date, now: Date): FieldError | null 
     };
   }
   return null;
-}
-
-function dedupe(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => {
-    const key = `${e.field}\u0000${e.code}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
 }

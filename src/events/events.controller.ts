@@ -72,7 +72,7 @@ export class EventsController {
     return {
       results: results.map((result) =>
         'error' in result
-          ? { status: result.status, error: { ...problemBody(result.error, requestId) } }
+          ? { status: result.status, error: problemBody(result.error, requestId) }
           : { status: result.status, event: result.event },
       ),
     };

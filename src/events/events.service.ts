@@ -223,7 +223,11 @@ async function loadReferences(manager: EntityManager, store: Store, drafts: read
   const productIds = ids((d) => d.productId);
   const variantIds = ids((d) => d.variantId);
   const sessionIds = ids((d) => d.sessionId);
-  const references = { products: new Set<string>(), variants: new Map<string, string>(), sessions: new Map() };
+  const references = {
+    products: new Set<string>(),
+    variants: new Map<string, string>(),
+    sessions: new Map<string, LinkedSession & { productId: string }>(),
+  };
   if (!productIds.length && !variantIds.length && !sessionIds.length) return references;
 
   const rows: Array<{

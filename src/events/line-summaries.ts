@@ -179,7 +179,7 @@ export async function recordLineOutcomes(
 
   if (links.size) {
     const firstPurchases = new Map<string, Date>();
-    for (const link of [...links.values()]) {
+    for (const link of links.values()) {
       const known = firstPurchases.get(link.sessionId);
       if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
     }

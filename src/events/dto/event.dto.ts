@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
+import type { ProblemBody } from '../../common/problems/problem-details.filter.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { IsText } from '../../common/validation/text.js';
@@ -178,7 +179,7 @@ export class EventResultResponse {
     additionalProperties: true,
     description: 'With 400 and 409: the problem details the same event alone would have answered.',
   })
-  error?: Record<string, unknown>;
+  error?: ProblemBody;
 }
 
 export class EventBatchResponse {
