@@ -14,4 +14,6 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+# A cap on V8's old generation: without it V8 sizes the heap from the machine's memory and lets it grow to about
+# twice what the service needs under load (docs/performance.md, "Memory").
+CMD ["node", "--max-old-space-size=192", "dist/src/main.js"]

@@ -19,4 +19,6 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
+  // After every test file: no API key secret in any response but its creation response.
+  setupFilesAfterEnv: ['<rootDir>/test/support/secret-audit.ts'],
 };

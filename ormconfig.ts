@@ -7,9 +7,12 @@ import { Store } from './src/stores/store.entity.js';
 import { Product, ProductType, SizeChart, Variant } from './src/catalog/catalog.entities.js';
 import { FitSession, Questionnaire, QuestionnaireVersion } from './src/fit/fit.entities.js';
 import { FitEvent } from './src/events/event.entity.js';
+import { ConsoleAccount, ConsoleSession } from './src/auth/console-account.entity.js';
+import { PlatformConnection, PlatformOAuthState } from './src/console/platform.entities.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
 import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations/1763900000000-event-ingestion-and-metrics.js';
+import { SellerConsole1764000000000 } from './src/database/migrations/1764000000000-seller-console.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -27,11 +30,16 @@ export const entities = [
   QuestionnaireVersion,
   FitSession,
   FitEvent,
+  ConsoleAccount,
+  ConsoleSession,
+  PlatformOAuthState,
+  PlatformConnection,
 ];
 export const migrations = [
   InitialSchema1763776800000,
   CatalogAndSessions1763820000000,
   EventIngestionAndMetrics1763900000000,
+  SellerConsole1764000000000,
 ];
 
 /**
@@ -58,7 +66,9 @@ export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
     poolSize: 10,
     // Answer fast when the database is unreachable instead of hanging the request.
     // JIT compilation pays off for long analytical queries only; here it added seconds to the metrics statement.
-    extra: { connectionTimeoutMillis: 3000, statement_timeout: 15000, query_timeout: 20000, options: '-c jit=off' },
+    // A database that does not answer a connection within 750 ms is treated as down: requests get 503 within a
+    // second rather than hanging (test/db-outage.e2e-spec.ts).
+    extra: { connectionTimeoutMillis: 750, statement_timeout: 15000, query_timeout: 20000, options: '-c jit=off' },
   };
 }
 

@@ -1,4 +1,4 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Global, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { RateLimitGuard } from './common/http/rate-limit.guard.js';
+import { RateLimitStore } from './common/http/rate-limit-store.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
 import { ProblemsModule } from './common/problems/problems.module.js';
@@ -16,10 +17,12 @@ import { FitModule } from './fit/fit.module.js';
 import { EventsModule } from './events/events.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
 
-@Module({ providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }] })
+@Global()
+@Module({ providers: [RateLimitStore, { provide: APP_GUARD, useClass: RateLimitGuard }], exports: [RateLimitStore] })
 class RateLimitModule {}
 
 @Module({})
@@ -43,6 +46,7 @@ export class AppModule implements NestModule {
         FitModule,
         EventsModule,
         MetricsModule,
+        ConsoleModule,
         HealthModule,
         ProblemsModule,
       ],
@@ -57,6 +61,10 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(JsonBodyMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    // Console forms are read by the access guard (common/http/form-body.ts), whose errors become console pages.
+    consumer
+      .apply(JsonBodyMiddleware)
+      .exclude({ path: 'console', method: RequestMethod.ALL }, { path: 'console/*path', method: RequestMethod.ALL })
+      .forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { BoundedExpressAdapter } from './common/http/bounded-express-adapter.js';
 import { assignRequestId } from './common/http/request-id.js';
 import { setUpOpenApi } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app.config.js';
@@ -17,7 +18,7 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   const dataSource = await openDatabase(config, database);
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), new BoundedExpressAdapter(config), {
       bufferLogs: true,
       bodyParser: false,
       abortOnError: false,

@@ -309,6 +309,24 @@ describe('API keys', () => {
       expect(data.map((k) => k.id)).toEqual([tenant.admin.id]);
     });
 
+    it('lists only the keys bound to one store with ?store_id=, and nothing for another merchant\'s store', async () => {
+      const tenant = await createTenant(t);
+      const other = await createTenant(t);
+      const secondStore = await createStore(t, tenant.admin.secret);
+      const first = await issueKey(t, tenant.admin.secret, { scopes: ['events'], store_id: tenant.storeId });
+      const second = await issueKey(t, tenant.admin.secret, { scopes: ['fit'], store_id: secondStore });
+      await issueKey(t, other.admin.secret, { scopes: ['fit'], store_id: other.storeId });
+
+      const mine = await t.http().get(`/v1/api-keys?store_id=${secondStore}`).set(bearer(tenant.admin.secret));
+      expect(mine.status).toBe(200);
+      expect(mine.body.data.map((k: KeyRecord) => k.id)).toEqual([second.id]);
+      const firstOnly = await t.http().get(`/v1/api-keys?store_id=${tenant.storeId}`).set(bearer(tenant.admin.secret));
+      expect(firstOnly.body.data.map((k: KeyRecord) => k.id)).toEqual([first.id]);
+      const foreign = await t.http().get(`/v1/api-keys?store_id=${other.storeId}`).set(bearer(tenant.admin.secret));
+      expect(foreign.body.data).toEqual([]);
+      expectProblem(await t.http().get('/v1/api-keys?store_id=nope').set(bearer(tenant.admin.secret)), 400, 'validation_failed');
+    });
+
     it('walks all keys page by page with limit, starting_after, has_more and next_cursor, without repeats', async () => {
       const tenant = await createTenant(t);
       for (let i = 0; i < 7; i++) await issueKey(t, tenant.admin.secret, { scopes: ['admin'], name: `key ${i}` });

@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
@@ -34,6 +36,7 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
   afterEach(() => {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(`${dataDir}.lock`, { recursive: true, force: true });
+    rmSync(`${dataDir}.owner`, { force: true });
   });
 
   it('creates an operator key on first start, prints it once, and keeps data across restarts', async () => {
@@ -80,6 +83,25 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     }
     const reopened = await openDatabase(testConfig(embedded));
     await reopened.destroy();
+  });
+
+  it('takes over at once a fresh lock whose recorded holder on this host has exited', async () => {
+    const lock = `${dataDir}.lock`;
+    mkdirSync(lock);
+    const exited = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(`${dataDir}.owner`, JSON.stringify({ pid: exited, hostname: hostname() }));
+
+    const database = await openDatabase(testConfig(embedded));
+    await database.destroy();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('still refuses a fresh lock whose recorded holder runs, or runs on another host', async () => {
+    mkdirSync(`${dataDir}.lock`);
+    for (const owner of [{ pid: process.ppid, hostname: hostname() }, { pid: 999_999_999, hostname: 'elsewhere' }]) {
+      writeFileSync(`${dataDir}.owner`, JSON.stringify(owner));
+      await expect(openDatabase(testConfig(embedded))).rejects.toThrow(/DATA_DIR .* is in use by another process/);
+    }
   });
 
   it('takes over the lock a crashed process left behind once it is stale', async () => {

@@ -9,6 +9,9 @@ export const STORE_PARAM = 'store_id';
  * Who may call a route. Every route declares exactly one rule; the global guard refuses routes that declare none.
  * - `public`: no key (health, docs, problem pages).
  * - `operator`: only the operator bootstrap key.
+ * - `console`: a seller-console page (cookie session, CSRF token on every POST). `signedIn` pages need a session,
+ *   which acts as an unrestricted admin of its merchant; with `store`, as for keys, the path's store must be one of
+ *   the merchant's. Pages without `signedIn` (sign-in, sign-up, assets) still check CSRF tokens.
  * - `merchant`: a merchant key holding `scope` (or `admin`). With `store`, the route names a store in its
  *   `store_id` path parameter and the key must be unrestricted or bound to that store. With `unrestricted`, a
  *   store-bound key is refused whatever its scopes.
@@ -16,10 +19,15 @@ export const STORE_PARAM = 'store_id';
 export type AccessRule =
   | { readonly kind: 'public' }
   | { readonly kind: 'operator' }
-  | { readonly kind: 'merchant'; readonly scope: Scope; readonly store: boolean; readonly unrestricted: boolean };
+  | { readonly kind: 'merchant'; readonly scope: Scope; readonly store: boolean; readonly unrestricted: boolean }
+  | { readonly kind: 'console'; readonly signedIn: boolean; readonly store: boolean };
 
 /** The route needs no key. Only for health, documentation and problem pages. */
 export const Public = () => applyDecorators(SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule));
+
+/** A seller-console page; see AccessRule. Excluded from the OpenAPI document with the rest of the console. */
+export const ConsolePage = (options: { signedIn: boolean; store?: boolean }) =>
+  SetMetadata(ACCESS_RULE, { kind: 'console', signedIn: options.signedIn, store: options.store ?? false } satisfies AccessRule);
 
 /** The route takes only the operator bootstrap key. */
 export const OperatorOnly = () =>
@@ -61,6 +69,8 @@ export function describeRule(rule: AccessRule | undefined): string {
       return 'public';
     case 'operator':
       return 'operator bootstrap key';
+    case 'console':
+      return !rule.signedIn ? 'console, signed in or not' : rule.store ? 'console session; store of its merchant' : 'console session';
     case 'merchant': {
       const scope = rule.scope === 'admin' ? 'admin' : `${rule.scope} or admin`;
       const binding = rule.unrestricted ? 'unrestricted key' : rule.store ? 'key of that store or unrestricted' : 'any store binding';

@@ -2,12 +2,24 @@ import { type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { isId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { Store } from '../stores/store.entity.js';
+import { readForm } from '../common/http/form-body.js';
 import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
+import { ConsoleAccountsService, type ConsoleIdentity } from './console-accounts.service.js';
+import {
+  ANONYMOUS_COOKIE,
+  CSRF_FIELD,
+  csrfMatches,
+  csrfToken,
+  newToken,
+  readToken,
+  SESSION_COOKIE,
+  setTokenCookie,
+} from './console-credentials.js';
 import { CREDENTIAL_PARAMS } from './key-secret.js';
 import type { MerchantPrincipal, Principal } from './principal.js';
 
@@ -23,6 +35,7 @@ export class AccessGuard extends AuthGuard('bearer') {
   constructor(
     private readonly reflector: Reflector,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly consoleAccounts: ConsoleAccountsService,
   ) {
     super();
   }
@@ -40,6 +53,10 @@ export class AccessGuard extends AuthGuard('bearer') {
       throw new ProblemError('insufficient_scope', 'This route is not open to any key');
     }
     if (rule.kind === 'public') return true;
+    if (rule.kind === 'console') {
+      await this.admitToConsole(request, context.switchToHttp().getResponse<Response>(), rule);
+      return true;
+    }
 
     await super.canActivate(context);
     const principal = request.user as Principal;
@@ -63,6 +80,37 @@ export class AccessGuard extends AuthGuard('bearer') {
     return true;
   }
 
+  /**
+   * Console pages: the session cookie instead of a key, and on every POST a form whose CSRF token derives from the
+   * cookie (the session's, or before sign-in an anonymous one). A signed-in session acts as an unrestricted admin of
+   * its merchant, so stores resolve exactly as for keys.
+   */
+  private async admitToConsole(request: Request, response: Response, rule: ConsoleRule): Promise<void> {
+    const unsafe = request.method !== 'GET' && request.method !== 'HEAD';
+    if (unsafe) await readForm(request, response);
+    let seed: string;
+    let identity: ConsoleIdentity | null = null;
+    if (rule.signedIn) {
+      const token = readToken(request, SESSION_COOKIE);
+      identity = token === null ? null : await this.consoleAccounts.authenticate(token);
+      if (token === null || identity === null) throw new ProblemError('unauthenticated', 'Sign in to the console');
+      seed = token;
+      request.user = { kind: 'merchant', keyId: null, merchantId: identity.merchantId, storeId: null, scopes: ['admin'] } satisfies MerchantPrincipal;
+    } else {
+      const existing = readToken(request, ANONYMOUS_COOKIE);
+      seed = existing ?? newToken();
+      if (existing === null) setTokenCookie(response, ANONYMOUS_COOKIE, seed, this.consoleAccounts.secureCookies);
+    }
+    if (unsafe) {
+      const body = request.body as Record<string, unknown>;
+      if (request.headers['sec-fetch-site'] === 'cross-site' || !csrfMatches(seed, body[CSRF_FIELD])) {
+        throw new ProblemError('csrf_failed', 'This form has expired or did not come from the console; reload the page and try again');
+      }
+    }
+    request.console = { identity, csrfToken: csrfToken(seed) };
+    if (rule.store) request.store = await this.resolveStore(request.user as MerchantPrincipal, request.params[STORE_PARAM]);
+  }
+
   /** Passport's verdict: anything but a principal is one and the same 401, whatever the reason. */
   override handleRequest<TUser>(error: unknown, principal: TUser): TUser {
     if (error) throw error;
@@ -82,6 +130,7 @@ export class AccessGuard extends AuthGuard('bearer') {
     if (principal.storeId !== null && storeId !== principal.storeId) {
       throw new ProblemError('store_forbidden', 'This key is bound to another store');
     }
+    if (principal.boundStore) return principal.boundStore;
     const store = isId(storeId)
       ? await this.dataSource.getRepository(Store).findOneBy({ id: storeId, merchantId: principal.merchantId })
       : null;
@@ -89,6 +138,8 @@ export class AccessGuard extends AuthGuard('bearer') {
     return store;
   }
 }
+
+type ConsoleRule = Extract<AccessRule, { kind: 'console' }>;
 
 function looksLikeSecret(value: unknown): boolean {
   return (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && /sf[ko]_/.test(item));

@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Page } from '../common/http/pagination.js';
-import { PageQuery } from '../common/http/pagination.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { RequireScope } from './access.decorators.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { CreateApiKeyRequest } from './dto/create-api-key.request.js';
+import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
 
@@ -26,7 +25,7 @@ export class ApiKeysController {
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'List keys', description: 'Newest first, revoked keys included. Never shows a secret.' })
   @ApiPage(ApiKeyResponse)
-  list(@CurrentPrincipal() principal: MerchantPrincipal, @Query() page: PageQuery): Promise<Page<ApiKeyResponse>> {
+  list(@CurrentPrincipal() principal: MerchantPrincipal, @Query() page: ApiKeyListQuery): Promise<Page<ApiKeyResponse>> {
     return this.apiKeys.list(principal, page);
   }
 

@@ -3,17 +3,50 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { isId, newId } from '../common/http/ids.js';
-import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import { paginate, type Page } from '../common/http/pagination.js';
 import { parseRfc3339 } from '../common/validation/rfc3339.js';
 import { Store } from '../stores/store.entity.js';
 import { ApiKey, type Scope } from './api-key.entity.js';
-import type { CreateApiKeyRequest } from './dto/create-api-key.request.js';
+import type { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from './key-secret.js';
 import type { MerchantPrincipal } from './principal.js';
 
 /** `last_used_at` is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** An active key, as authentication needs it. */
+export interface AuthenticatedKey {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly storeId: string | null;
+  readonly scopes: Scope[];
+  /** The store a store-bound key is bound to (the composite foreign key keeps it in the key's merchant). */
+  readonly store: Store | null;
+}
+
+interface KeyRow {
+  id: string;
+  merchant_id: string;
+  store_id: string | null;
+  scopes: Scope[];
+  last_used_at: Date | null;
+  store_name: string;
+  store_currency: string;
+  store_unit_system: Store['unitSystem'];
+  store_platform: Store['platform'];
+  store_platform_shop: string | null;
+  store_created_at: Date;
+}
+
+/** One statement: the active key by digest, and its store when it is store-bound. */
+const AUTHENTICATE = `
+  SELECT k.id, k.merchant_id, k.store_id, k.scopes, k.last_used_at,
+         s.name AS store_name, s.currency AS store_currency, s.unit_system AS store_unit_system,
+         s.platform AS store_platform, s.platform_shop AS store_platform_shop, s.created_at AS store_created_at
+    FROM api_keys k
+    LEFT JOIN stores s ON s.id = k.store_id AND s.merchant_id = k.merchant_id
+   WHERE k.secret_digest = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
 export interface NewKey {
   readonly name: string;
@@ -27,29 +60,36 @@ export class ApiKeysService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * The active key with this secret, or null. Looked up by digest on every request, with no cache, so that a
-   * revoked or expired key is refused from the very next request.
+   * The active key with this secret, or null, with the store a store-bound key is bound to, read in the same
+   * statement. Looked up by digest on every request, with no cache, so that a revoked or expired key is refused from
+   * the very next request.
    */
-  async authenticate(secret: string): Promise<ApiKey | null> {
+  async authenticate(secret: string): Promise<AuthenticatedKey | null> {
     if (!isWellFormedSecret(secret, MERCHANT_KEY_PREFIX)) return null;
-    const key = await this.dataSource
-      .getRepository(ApiKey)
-      .createQueryBuilder('key')
-      .where('key.secret_digest = :digest', { digest: digestSecret(secret) })
-      .andWhere('key.revoked_at IS NULL')
-      .andWhere('(key.expires_at IS NULL OR key.expires_at > now())')
-      .getOne();
-    if (key && (key.lastUsedAt === null || Date.now() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)) {
-      await this.dataSource
-        .getRepository(ApiKey)
-        .createQueryBuilder()
-        .update()
-        .set({ lastUsedAt: () => 'now()' })
-        .where('id = :id', { id: key.id })
-        .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
-        .execute();
+    const rows: KeyRow[] = await this.dataSource.query(AUTHENTICATE, [digestSecret(secret)]);
+    const row = rows[0];
+    if (!row) return null;
+    if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.dataSource.query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [row.id],
+      );
     }
-    return key;
+    const store =
+      row.store_id === null
+        ? null
+        : Object.assign(new Store(), {
+            id: row.store_id,
+            merchantId: row.merchant_id,
+            name: row.store_name,
+            currency: row.store_currency,
+            unitSystem: row.store_unit_system,
+            platform: row.store_platform,
+            platformShop: row.store_platform_shop,
+            createdAt: row.store_created_at,
+          });
+    return { id: row.id, merchantId: row.merchant_id, storeId: row.store_id, scopes: row.scopes, store };
   }
 
   /** Creates a key and returns its record with the secret: the only time the secret exists outside the caller. */
@@ -104,11 +144,12 @@ export class ApiKeysService {
     });
   }
 
-  list(principal: MerchantPrincipal, page: PageQuery): Promise<Page<ApiKeyResponse>> {
+  list(principal: MerchantPrincipal, page: ApiKeyListQuery): Promise<Page<ApiKeyResponse>> {
     const query = this.dataSource
       .getRepository(ApiKey)
       .createQueryBuilder('key')
       .where('key.merchant_id = :merchantId', { merchantId: principal.merchantId });
+    if (page.store_id !== undefined) query.andWhere('key.store_id = :storeId', { storeId: page.store_id });
     return paginate(query, page, ApiKeyResponse.from);
   }
 

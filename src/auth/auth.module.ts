@@ -5,12 +5,19 @@ import { AccessGuard } from './access.guard.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { BearerStrategy } from './bearer.strategy.js';
+import { ConsoleAccountsService } from './console-accounts.service.js';
 import { OperatorKeyService } from './operator-key.service.js';
 
 @Module({
   imports: [PassportModule.register({ session: false })],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, OperatorKeyService, BearerStrategy, { provide: APP_GUARD, useClass: AccessGuard }],
-  exports: [ApiKeysService],
+  providers: [
+    ApiKeysService,
+    ConsoleAccountsService,
+    OperatorKeyService,
+    BearerStrategy,
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [ApiKeysService, ConsoleAccountsService],
 })
 export class AuthModule {}

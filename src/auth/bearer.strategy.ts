@@ -19,6 +19,13 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     if (this.operatorKey.matches(secret)) return { kind: 'operator' };
     const key = await this.apiKeys.authenticate(secret);
     if (!key) return false;
-    return { kind: 'merchant', keyId: key.id, merchantId: key.merchantId, storeId: key.storeId, scopes: key.scopes };
+    return {
+      kind: 'merchant',
+      keyId: key.id,
+      merchantId: key.merchantId,
+      storeId: key.storeId,
+      scopes: key.scopes,
+      boundStore: key.store,
+    };
   }
 }

@@ -2,6 +2,13 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Scope } from './api-key.entity.js';
 import type { Store } from '../stores/store.entity.js';
+import type { ConsoleIdentity } from './console-accounts.service.js';
+
+/** What the guard establishes for a console page: who is signed in (if anyone) and the token its forms carry. */
+export interface ConsoleRequest {
+  readonly identity: ConsoleIdentity | null;
+  readonly csrfToken: string;
+}
 
 /** Who is calling, as established by the bearer guard. */
 export type Principal = OperatorPrincipal | MerchantPrincipal;
@@ -12,17 +19,22 @@ export interface OperatorPrincipal {
 
 export interface MerchantPrincipal {
   readonly kind: 'merchant';
-  readonly keyId: string;
+  /** The key calling; `null` for a console session, which acts as an unrestricted admin of its merchant. */
+  readonly keyId: string | null;
   readonly merchantId: string;
   /** `null`: the key is unrestricted (merchant-wide). */
   readonly storeId: string | null;
   readonly scopes: readonly Scope[];
+  /** The store of a store-bound key, read with the key (so the guard need not read it again). */
+  readonly boundStore?: Store | null;
 }
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** Set by the guard on routes that name a store the caller may use. */
     store?: Store;
+    /** Set by the guard on console routes. */
+    console?: ConsoleRequest;
   }
 }
 

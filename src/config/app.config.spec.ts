@@ -156,4 +156,66 @@ describe('loadConfig', () => {
       );
     }
   });
+
+  describe('the seller console', () => {
+    const platform = {
+      PLATFORM_CLIENT_ID: 'client',
+      PLATFORM_CLIENT_SECRET: 'secret',
+      TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+
+    it('derives PUBLIC_URL from HOST and PORT, and keeps a given one without its trailing slash', () => {
+      expect(loadConfig({}).publicUrl).toBe('http://127.0.0.1:3000');
+      expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+      expect(loadConfig({ PUBLIC_URL: 'https://fit.example.com/' }).publicUrl).toBe('https://fit.example.com');
+      expect(configError({ PUBLIC_URL: 'ftp://fit.example.com' }).message).toMatch(/PUBLIC_URL/);
+      expect(configError({ PUBLIC_URL: 'https://fit.example.com/?x=1' }).message).toMatch(/PUBLIC_URL/);
+    });
+
+    it('leaves the platform off unless its three secrets are set, and refuses a partial set', () => {
+      expect(loadConfig({}).platform).toBeNull();
+      for (const missing of Object.keys(platform)) {
+        const partial: NodeJS.ProcessEnv = { ...platform, [missing]: undefined };
+        expect(configError(partial).message).toMatch(/set together or not at all/);
+      }
+      expect(loadConfig(platform).platform).toMatchObject({
+        baseUrl: 'https://{shop}',
+        clientId: 'client',
+        scopes: ['read_products', 'read_orders'],
+        timeoutMs: 5000,
+      });
+      expect(loadConfig(platform).platform?.tokenKey).toEqual(Buffer.alloc(32, 7));
+    });
+
+    it('needs TOKEN_ENCRYPTION_KEY to be 32 bytes of base64', () => {
+      for (const key of [Buffer.alloc(16).toString('base64'), 'not base64 at all!', 'a'.repeat(64)]) {
+        expect(configError({ ...platform, TOKEN_ENCRYPTION_KEY: key }).message).toMatch(/TOKEN_ENCRYPTION_KEY/);
+      }
+    });
+
+    it('checks the platform address, scopes and timeout', () => {
+      expect(configError({ ...platform, PLATFORM_BASE_URL: 'https://example.com' }).message).toMatch(/\{shop\}/);
+      expect(configError({ ...platform, PLATFORM_SCOPES: 'read products' }).message).toMatch(/PLATFORM_SCOPES/);
+      expect(configError({ ...platform, PLATFORM_TIMEOUT_MS: '0' }).message).toMatch(/PLATFORM_TIMEOUT_MS/);
+      expect(loadConfig({ ...platform, PLATFORM_BASE_URL: 'http://127.0.0.1:9/shops/{shop}/', PLATFORM_SCOPES: 'read_orders' }).platform).toMatchObject({
+        baseUrl: 'http://127.0.0.1:9/shops/{shop}',
+        scopes: ['read_orders'],
+      });
+    });
+  });
+
+  it('shares rate limits through REDIS_URL only when it is a redis:// address', () => {
+    expect(loadConfig({}).redisUrl).toBeNull();
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL: 'rediss://cache.example.com:6380/1' }).redisUrl).toBe('rediss://cache.example.com:6380/1');
+    expect(configError({ REDIS_URL: 'http://127.0.0.1:6379' }).message).toMatch(/REDIS_URL/);
+  });
+
+  it('cuts slow clients off after 10 s of headers or 30 s of request by default', () => {
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    expect(configError({ HEADERS_TIMEOUT_MS: '0' }).message).toMatch(/HEADERS_TIMEOUT_MS/);
+    expect(configError({ REQUEST_TIMEOUT_MS: 'soon' }).message).toMatch(/REQUEST_TIMEOUT_MS/);
+    expect(configError({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }).message).toMatch(/must not exceed/);
+  });
 });

@@ -12,6 +12,28 @@ export interface AppConfig {
   readonly operatorBootstrapKey: string | null;
   /** Requests per minute per credential on /v1; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Where rate-limit counters live when several instances must share them; `null`: in this process's memory. */
+  readonly redisUrl: string | null;
+  /** How long a client may take to send a request's headers, and the whole request, before it is cut off. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Where browsers reach the service (no trailing slash): the console's OAuth redirect URI and cookie security. */
+  readonly publicUrl: string;
+  /** The e-commerce platform the console connects stores to; `null` when not configured. */
+  readonly platform: PlatformConfig | null;
+}
+
+/** A Shopify-style platform app: authorization-code OAuth against `baseUrl` with `{shop}` filled in. */
+export interface PlatformConfig {
+  /** e.g. `https://{shop}`; tests use `http://127.0.0.1:<port>/shops/{shop}`. */
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly scopes: readonly string[];
+  /** How long the code exchange may take before the connection fails. */
+  readonly timeoutMs: number;
+  /** The AES-256-GCM key that seals access tokens at rest. */
+  readonly tokenKey: Buffer;
 }
 
 /** A configuration problem, reported as one readable line instead of a stack trace. */
@@ -42,16 +64,85 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
   }
 
+  const headersTimeoutMs = parsePositive('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000);
+  const requestTimeoutMs = parsePositive('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  const port = parsePort(env.PORT);
+  const host = nonEmpty(env.HOST) ?? '127.0.0.1';
   return {
-    port: parsePort(env.PORT),
-    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    port,
+    host,
     production,
     logLevel,
     databaseUrl,
     dataDir: nonEmpty(env.DATA_DIR) ?? './data',
     operatorBootstrapKey,
     rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 6000),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    publicUrl: parsePublicUrl(env.PUBLIC_URL, host, port),
+    platform: parsePlatform(env),
   };
+}
+
+function parseRedisUrl(value: string | undefined): string | null {
+  const raw = nonEmpty(value);
+  if (raw === null) return null;
+  const url = parseUrl('REDIS_URL', raw);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss:// (e.g. redis://127.0.0.1:6379)');
+  }
+  return raw;
+}
+
+function parsePositive(name: string, value: string | undefined, fallback: number): number {
+  const parsed = parseCount(name, value, fallback);
+  if (parsed < 1) throw new ConfigError(`${name} must be at least 1`);
+  return parsed;
+}
+
+function parsePublicUrl(value: string | undefined, host: string, port: number): string {
+  const raw = nonEmpty(value);
+  if (raw === null) return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
+  const url = parseUrl('PUBLIC_URL', raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL must be an http(s) URL');
+  if (url.search || url.hash || url.username) throw new ConfigError('PUBLIC_URL must be a plain address such as https://fit.example.com');
+  return raw.replace(/\/+$/, '');
+}
+
+/** All three secrets or none: a half-configured platform would fail only when a merchant tries to connect. */
+function parsePlatform(env: NodeJS.ProcessEnv): PlatformConfig | null {
+  const clientId = nonEmpty(env.PLATFORM_CLIENT_ID);
+  const clientSecret = nonEmpty(env.PLATFORM_CLIENT_SECRET);
+  const key = nonEmpty(env.TOKEN_ENCRYPTION_KEY);
+  if (clientId === null && clientSecret === null && key === null) return null;
+  if (clientId === null || clientSecret === null || key === null) {
+    throw new ConfigError('PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET and TOKEN_ENCRYPTION_KEY are set together or not at all');
+  }
+  const tokenKey = Buffer.from(key, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || tokenKey.length !== 32) {
+    throw new ConfigError('TOKEN_ENCRYPTION_KEY must be 32 random bytes in base64 (openssl rand -base64 32)');
+  }
+  const baseUrl = nonEmpty(env.PLATFORM_BASE_URL) ?? 'https://{shop}';
+  if (!baseUrl.includes('{shop}')) throw new ConfigError('PLATFORM_BASE_URL must contain {shop}, e.g. https://{shop}');
+  const sample = parseUrl('PLATFORM_BASE_URL', baseUrl.replace('{shop}', 'shop.example'));
+  if (sample.protocol !== 'http:' && sample.protocol !== 'https:') throw new ConfigError('PLATFORM_BASE_URL must be an http(s) URL');
+  const scopes = (nonEmpty(env.PLATFORM_SCOPES) ?? 'read_products,read_orders').split(',').map((scope) => scope.trim());
+  if (scopes.some((scope) => !/^[a-z_]+$/.test(scope))) {
+    throw new ConfigError('PLATFORM_SCOPES must be a comma-separated list such as read_products,read_orders');
+  }
+  const timeoutMs = parseCount('PLATFORM_TIMEOUT_MS', env.PLATFORM_TIMEOUT_MS, 5000);
+  if (timeoutMs < 1) throw new ConfigError('PLATFORM_TIMEOUT_MS must be at least 1');
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, scopes, timeoutMs, tokenKey };
+}
+
+function parseUrl(name: string, value: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
 }
 
 /** Injection token of the validated AppConfig: `@Inject(APP_CONFIG) config: AppConfig`. */

@@ -4,6 +4,7 @@ const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  'Query read timeout',
   'Client has encountered a connection error',
   'Cannot use a pool after calling end',
   'PGlite is closed',

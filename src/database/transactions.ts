@@ -13,16 +13,21 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
-/**
- * Runs `work` in a transaction, and again (up to three times) when the database rolls it back for a deadlock or a
- * serialization failure. `work` must build its result from scratch on each attempt.
- */
-export async function retriedTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+/** Runs `work` again (up to three times) when the database answers a deadlock or a serialization failure. */
+export async function retried<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await dataSource.transaction(work);
+      return await work();
     } catch (error) {
       if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
     }
   }
+}
+
+/**
+ * Runs `work` in a transaction, and again (up to three times) when the database rolls it back for a deadlock or a
+ * serialization failure. `work` must build its result from scratch on each attempt.
+ */
+export function retriedTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  return retried(() => dataSource.transaction(work));
 }

@@ -6,7 +6,7 @@ import { paginate, type Page } from '../common/http/pagination.js';
 import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
 import { queryInStore } from '../common/tenancy/store-scope.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
-import { retriedTransaction } from '../database/transactions.js';
+import { retried, retriedTransaction } from '../database/transactions.js';
 import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
 import { FitEvent } from './event.entity.js';
@@ -85,7 +85,17 @@ export class EventsService {
     });
     if (!drafts.length) return refused;
 
-    return retriedTransaction(this.dataSource, async (manager) => {
+    // Events that name nothing in the store and no order line, each key sent once: the work is one INSERT (and, for
+    // keys already taken, one read of committed rows), which is atomic on its own. No transaction, so no BEGIN and
+    // COMMIT round trips. Anything else runs in a transaction, as below.
+    const alone = (d: EventDraft) =>
+      d.productId === null && d.variantId === null && d.sessionId === null && d.orderId === null && d.lineItemId === null;
+    const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
+    const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => alone(draft));
+    const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
+      oneStatement ? retried(() => work(this.dataSource.manager)) : retriedTransaction(this.dataSource, work);
+
+    return run(async (manager) => {
       const results = [...refused];
       const references = await loadReferences(manager, store, drafts.map((d) => d.draft));
       let round: Pending[] = drafts.map(({ index, draft }) => ({

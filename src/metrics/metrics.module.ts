@@ -5,5 +5,6 @@ import { MetricsService } from './metrics.service.js';
 @Module({
   controllers: [MetricsController],
   providers: [MetricsService],
+  exports: [MetricsService],
 })
 export class MetricsModule {}

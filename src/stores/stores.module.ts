@@ -5,5 +5,6 @@ import { StoresService } from './stores.service.js';
 @Module({
   controllers: [StoresController],
   providers: [StoresService],
+  exports: [StoresService],
 })
 export class StoresModule {}

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { PageQuery } from '../../common/http/pagination.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { SCOPES, type Scope } from '../api-key.entity.js';
 
@@ -30,4 +31,12 @@ export class CreateApiKeyRequest {
   @IsOptional()
   @IsRfc3339()
   expires_at?: string;
+}
+
+/** `GET /v1/api-keys`: a page, optionally of one store's keys only. */
+export class ApiKeyListQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'Only keys bound to this store.', format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'store_id must be a store id' })
+  store_id?: string;
 }

@@ -1,25 +1,26 @@
 import { createHash } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '../../config/app.config.js';
 import { ProblemError } from '../problems/problem.error.js';
+import { RateLimitStore } from './rate-limit-store.js';
 
 const WINDOW_SECONDS = 60;
 
 /**
  * Rate limit per credential (the digest of the bearer key, else the client address) across all /v1 routes, with
  * `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers. It runs before authentication, so a flood of
- * bad keys stops before it reaches the database.
+ * bad keys stops before it reaches the database. Counters are shared through Redis when `REDIS_URL` is set.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly limiter: RateLimiterMemory | null;
+  private readonly limiter: RateLimiterAbstract | null;
   private readonly policy: string;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, store: RateLimitStore) {
     const points = config.rateLimitPerMinute;
-    this.limiter = points > 0 ? new RateLimiterMemory({ points, duration: WINDOW_SECONDS }) : null;
+    this.limiter = points > 0 ? store.limiter({ keyPrefix: 'api', points, durationSeconds: WINDOW_SECONDS }) : null;
     this.policy = `"default";q=${points};w=${WINDOW_SECONDS}`;
   }
 

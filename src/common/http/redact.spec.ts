@@ -30,6 +30,12 @@ describe('redactUrl', () => {
     expect(redactUrl('/v1/stores?api_key=hunter2&token=swordfish#frag')).toBe('/v1/stores?api_key=[REDACTED]&token=[REDACTED]#frag');
   });
 
+  it("blanks the platform callback's code, state and signature, and keeps the shop", () => {
+    expect(redactUrl('/console/platform/callback?code=abc123&hmac=ff00&shop=a.myshopify.com&state=xyz&timestamp=1')).toBe(
+      '/console/platform/callback?code=[REDACTED]&hmac=[REDACTED]&shop=a.myshopify.com&state=[REDACTED]&timestamp=1',
+    );
+  });
+
   it('matches credential parameter names whatever their case', () => {
     expect(redactUrl('/v1/stores?ACCESS_TOKEN=hunter2&Api_Key=swordfish')).toBe('/v1/stores?ACCESS_TOKEN=[REDACTED]&Api_Key=[REDACTED]');
   });

@@ -1,6 +1,7 @@
 import { CREDENTIAL_PARAMS, SECRET_LIKE } from '../../auth/key-secret.js';
 
-const SENSITIVE_PARAMS = new Set([...CREDENTIAL_PARAMS, 'password']);
+/** With the OAuth callback's one-time code, its state and its signature: the console's callback URL carries them. */
+const SENSITIVE_PARAMS = new Set([...CREDENTIAL_PARAMS, 'password', 'code', 'state', 'hmac']);
 const REDACTED = '[REDACTED]';
 
 /**

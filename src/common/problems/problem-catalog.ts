@@ -83,6 +83,30 @@ export const PROBLEMS = {
     title: 'Payload too large',
     description: 'The body is over the limit: 64 KiB for one object, 1 MiB for a batch.',
   },
+  csrf_failed: {
+    status: 403,
+    title: 'Form refused',
+    description:
+      'A seller-console form arrived without its CSRF token, with another session\'s token, or from another site. ' +
+      'Reload the console page and send the form again.',
+  },
+  malformed_request: {
+    status: 400,
+    title: 'Malformed request',
+    description: 'The request is not valid HTTP/1.1, so the service could not read it at all.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    description:
+      'The request took too long to arrive: its headers over `HEADERS_TIMEOUT_MS` (10 s by default), or the whole request ' +
+      'over `REQUEST_TIMEOUT_MS` (30 s). Send it again, faster.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request line and headers together are over 16 KiB. Long filters belong in fewer, shorter parameters.',
+  },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',

@@ -1,9 +1,12 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
 import { type FieldError, ProblemError } from './problem.error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
+import { APP_CONFIG, type AppConfig } from '../../config/app.config.js';
+import { isConsolePage, sendProblemPage } from '../../console/console-page.filter.js';
+import { PageSender } from '../../console/console-pages.js';
 
 /** The RFC 9457 body every 4xx/5xx answer carries. */
 export interface ProblemBody {
@@ -34,12 +37,17 @@ const CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
+  private readonly consolePages: PageSender;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.consolePages = new PageSender(config);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    const problem = this.toProblem(exception);
+    const problem = asProblem(exception);
 
     if (problem.code === 'internal_error') {
       this.logger.error({ err: exception, request_id: request.id }, 'unhandled error');
@@ -48,19 +56,23 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    // A console address that reached no console route (a malformed URL, an unknown method): still a page.
+    if (isConsolePage(request.path)) return sendProblemPage(this.consolePages, request, response, problem);
     for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
     const body = problemBody(problem, String(request.id ?? ''));
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown): ProblemError {
-    if (exception instanceof ProblemError) return exception;
-    if (exception instanceof HttpException) return fromHttpException(exception);
-    const bodyParserProblem = fromBodyParserError(exception);
-    if (bodyParserProblem) return bodyParserProblem;
-    if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
-    return internalError();
-  }
+}
+
+/** Any error as the problem it answers with: known errors keep their code, anything else is `internal_error`. */
+export function asProblem(exception: unknown): ProblemError {
+  if (exception instanceof ProblemError) return exception;
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  const bodyParserProblem = fromBodyParserError(exception);
+  if (bodyParserProblem) return bodyParserProblem;
+  if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
+  return internalError();
 }
 
 /** The body of a problem answer; also what a batch reports for each refused item. */
@@ -132,8 +144,13 @@ function fromBodyParserError(exception: unknown): ProblemError | null {
     case 'stream.encoding.set':
       return new ProblemError('validation_failed', 'The request body could not be read');
     default:
-      return typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500
-        ? new ProblemError('validation_failed', 'The request body could not be read')
-        : null;
+      if (typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500) {
+        return new ProblemError('validation_failed', 'The request body could not be read');
+      }
+      // A body that does not inflate under its Content-Encoding: body-parser passes zlib's error on as a bare 400.
+      if (status === 400 && (exception as { expose?: unknown }).expose === true && typeof (exception as { code?: unknown }).code === 'string') {
+        return new ProblemError('validation_failed', 'The request body could not be decoded under its Content-Encoding');
+      }
+      return null;
   }
 }

@@ -1,0 +1,68 @@
+// Size-Fit console: small progressive enhancements. Every page works without this script.
+(function () {
+  'use strict';
+
+  // Destructive buttons ask first.
+  document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+    form.addEventListener('submit', function (event) {
+      if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+    });
+  });
+
+  // "Copy" next to a new secret.
+  document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    if (!source || !navigator.clipboard) return;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+        button.textContent = 'Copied';
+      });
+    });
+  });
+
+  // The daily chart, drawn by uPlot from the JSON the page carries.
+  var chart = document.getElementById('daily-chart');
+  var data = document.getElementById('daily-data');
+  if (!chart || !data || typeof window.uPlot !== 'function') return;
+  var daily = JSON.parse(data.textContent);
+  var colors = ['#2563eb', '#16a34a', '#9333ea', '#dc2626'];
+  var times = daily.dates.map(function (date) {
+    return Date.parse(date + 'T00:00:00Z') / 1000;
+  });
+  var size = function () {
+    var width = Math.max(chart.clientWidth, 240);
+    return { width: width, height: Math.round(Math.min(320, Math.max(200, width * 0.5))) };
+  };
+  var options = Object.assign(size(), {
+    tzDate: function (ts) {
+      return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+    },
+    legend: { live: false },
+    scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
+    axes: [
+      {
+        // Dates as the page writes them (UTC, ISO order), not in the browser's locale.
+        values: function (u, splits) {
+          return splits.map(function (ts) { return new Date(ts * 1000).toISOString().slice(5, 10); });
+        },
+      },
+      { size: 48, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] },
+    ],
+    series: [{ label: 'Day' }].concat(
+      daily.series.map(function (series, i) {
+        return { label: series.label, stroke: colors[i % colors.length], width: 2, points: { show: times.length <= 14 } };
+      }),
+    ),
+  });
+  var plot = new uPlot(
+    options,
+    [times].concat(daily.series.map(function (series) { return series.values; })),
+    chart,
+  );
+  var pending;
+  window.addEventListener('resize', function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () { plot.setSize(size()); }, 100);
+  });
+})();

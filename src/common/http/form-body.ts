@@ -1,0 +1,27 @@
+import express, { type Request, type Response } from 'express';
+import { ProblemError } from '../problems/problem.error.js';
+
+/** Console forms are small: a few fields, the largest an API key or a password. */
+const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50, type: () => true });
+
+/**
+ * Reads an HTML form body (`application/x-www-form-urlencoded`, UTF-8) into `request.body`; anything else is refused
+ * with 415. A request without a body gets an empty form.
+ */
+export async function readForm(request: Request, response: Response): Promise<void> {
+  const length = request.headers['content-length'];
+  const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody) {
+    request.body = {};
+    return;
+  }
+  if (!request.is('application/x-www-form-urlencoded')) {
+    throw new ProblemError('unsupported_media_type', 'Console forms are sent as application/x-www-form-urlencoded');
+  }
+  await new Promise<void>((resolve, reject) => parseForm(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+  for (const [name, value] of Object.entries(request.body as Record<string, string | string[]>)) {
+    if (`${name}${value}`.includes('\u0000')) {
+      throw ProblemError.field(name.replace(/\u0000/g, ''), 'invalid_character', 'Form fields must not contain the NUL character');
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ConsolePage } from '../auth/access.decorators.js';
+import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
+import {
+  ANONYMOUS_COOKIE,
+  clearTokenCookie,
+  readToken,
+  SESSION_COOKIE,
+  setTokenCookie,
+} from '../auth/console-credentials.js';
+import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
+import { isId } from '../common/http/ids.js';
+import { StoresService } from '../stores/stores.service.js';
+import { ConsolePageFilter } from './console-page.filter.js';
+import { formText, Page, PageSender } from './console-pages.js';
+import { errorPage, logInPage, signUpPage } from './pages/account-pages.js';
+import type { PageContext } from './pages/layout.js';
+import { storesPage } from './pages/store-pages.js';
+
+/** Sign-up, sign-in, sign-out and the list of the merchant's stores. */
+@ApiExcludeController()
+@UseFilters(ConsolePageFilter)
+@Controller('console')
+export class ConsoleAccountsController {
+  constructor(
+    private readonly accounts: ConsoleAccountsService,
+    private readonly stores: StoresService,
+    private readonly pages: PageSender,
+  ) {}
+
+  @Get()
+  @ConsolePage({ signedIn: true })
+  async home(
+    @Page() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @Query('after') after: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    const stores = await this.stores.list(principal, { limit: 100, ...(isId(after) ? { starting_after: after } : {}) });
+    this.pages.send(response, 200, storesPage(page, stores.data, stores.next_cursor));
+  }
+
+  @Get('login')
+  @ConsolePage({ signedIn: false })
+  logInForm(@Page() page: PageContext, @Res() response: Response): void {
+    this.pages.send(response, 200, logInPage(page));
+  }
+
+  @Post('login')
+  @ConsolePage({ signedIn: false })
+  async logIn(
+    @Page() page: PageContext,
+    @Body() body: Record<string, unknown>,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const email = formText(body, 'email');
+    const result = await this.accounts.logIn(email, formText(body, 'password'), clientAddress(request));
+    if (result.ok) return this.signedIn(response, result.token);
+    if (result.reason === 'too_many_attempts') return this.tooManyAttempts(page, response, result.retryAfterSeconds);
+    this.pages.send(response, 401, logInPage(page, { email, failed: true }));
+  }
+
+  @Get('signup')
+  @ConsolePage({ signedIn: false })
+  signUpForm(@Page() page: PageContext, @Res() response: Response): void {
+    this.pages.send(response, 200, signUpPage(page));
+  }
+
+  @Post('signup')
+  @ConsolePage({ signedIn: false })
+  async signUp(
+    @Page() page: PageContext,
+    @Body() body: Record<string, unknown>,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const form = { adminKey: formText(body, 'admin_key'), email: formText(body, 'email'), password: formText(body, 'password') };
+    const result = await this.accounts.signUp(form, clientAddress(request));
+    if (result.ok) return this.signedIn(response, result.token);
+    if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds);
+    this.pages.send(response, 422, signUpPage(page, { email: form.email, errors: result.errors }));
+  }
+
+  /** Signing out is a form (a link could be followed by anyone's page); the address alone leads home. */
+  @Get('logout')
+  @ConsolePage({ signedIn: false })
+  logOutAddress(@Res() response: Response): void {
+    this.pages.redirect(response, '/console');
+  }
+
+  @Post('logout')
+  @ConsolePage({ signedIn: true })
+  async logOut(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const token = readToken(request, SESSION_COOKIE);
+    if (token !== null) await this.accounts.logOut(token);
+    clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
+    this.pages.redirect(response, '/console/login');
+  }
+
+  private signedIn(response: Response, token: string): void {
+    setTokenCookie(response, SESSION_COOKIE, token, this.accounts.secureCookies);
+    clearTokenCookie(response, ANONYMOUS_COOKIE, this.accounts.secureCookies);
+    this.pages.redirect(response, '/console');
+  }
+
+  private tooManyAttempts(page: PageContext, response: Response, retryAfterSeconds: number): void {
+    const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+    this.pages.send(
+      response,
+      429,
+      errorPage(page, {
+        status: 429,
+        code: 'too_many_attempts',
+        title: 'Too many attempts',
+        message: `Too many failed attempts from here or for this account. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        back: { href: '/console/login', label: 'Back to log in' },
+      }),
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+}
+
+const clientAddress = (request: Request): string => request.ip ?? request.socket.remoteAddress ?? 'unknown';

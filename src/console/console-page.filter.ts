@@ -1,0 +1,78 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
+import { clearTokenCookie, readToken, SESSION_COOKIE } from '../auth/console-credentials.js';
+import { PROBLEMS } from '../common/problems/problem-catalog.js';
+import { asProblem } from '../common/problems/problem-details.filter.js';
+import type { ProblemError } from '../common/problems/problem.error.js';
+import { redactSecrets } from '../common/http/redact.js';
+import { ConsoleError } from './console.error.js';
+import { PageSender, pageContext } from './console-pages.js';
+import { errorPage } from './pages/account-pages.js';
+
+/** Console failures as pages: a sign-in for a missing session, an error page for the rest. Never JSON. */
+@Catch()
+export class ConsolePageFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Console');
+
+  constructor(
+    private readonly pages: PageSender,
+    private readonly accounts: ConsoleAccountsService,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<Request>();
+    const response = host.switchToHttp().getResponse<Response>();
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const context = pageContext(request);
+    const storeId = request.store?.id;
+    const back = storeId ? { href: `/console/stores/${storeId}`, label: 'Back to the store' } : undefined;
+
+    if (exception instanceof ConsoleError) {
+      this.pages.send(
+        response,
+        exception.status,
+        errorPage(context, { status: exception.status, code: exception.code, title: exception.title, message: exception.message, back }),
+      );
+      return;
+    }
+    const problem = asProblem(exception);
+    if (problem.code === 'unauthenticated') {
+      if (readToken(request, SESSION_COOKIE) !== null) clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
+      this.pages.redirect(response, '/console/login');
+      return;
+    }
+    if (problem.status >= 500) this.logger.error({ err: exception, request_id: request.id }, 'console page failed');
+    sendProblemPage(this.pages, request, response, problem, back);
+  }
+}
+
+/** A problem as a console error page (also for console addresses that never reach a console route). */
+export function sendProblemPage(
+  pages: PageSender,
+  request: Request,
+  response: Response,
+  problem: ProblemError,
+  back?: { href: string; label: string },
+): void {
+  const message =
+    problem.code === 'internal_error'
+      ? 'Something failed inside the service. Try again; if it keeps failing, quote the request id below.'
+      : redactSecrets(problem.errors?.map((error) => error.message).join('; ') || problem.detail || PROBLEMS[problem.code].title);
+  const page = errorPage(pageContext(request), {
+    status: problem.status,
+    code: problem.code,
+    title: PROBLEMS[problem.code].title,
+    message,
+    back,
+    requestId: String(request.id ?? ''),
+  });
+  pages.send(response, problem.status, page, problem.headers);
+}
+
+/** Console pages, not the API's JSON, for every address under /console but its assets. */
+export const isConsolePage = (path: string): boolean =>
+  (path === '/console' || path.startsWith('/console/')) && !path.startsWith('/console/assets/');

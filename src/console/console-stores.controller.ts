@@ -1,0 +1,199 @@
+import { Body, Controller, Get, Param, Post, Query, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
+import { ConsolePage } from '../auth/access.decorators.js';
+import { ApiKeysService } from '../auth/api-keys.service.js';
+import type { CreatedApiKeyResponse } from '../auth/dto/api-key.response.js';
+import { CreateApiKeyRequest } from '../auth/dto/create-api-key.request.js';
+import { CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
+import { isId } from '../common/http/ids.js';
+import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { validateObject } from '../common/validation/validation.pipe.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { Store } from '../stores/store.entity.js';
+import { ConsolePageFilter } from './console-page.filter.js';
+import { formText, Page, PageSender, SignedIn } from './console-pages.js';
+import type { PageContext } from './pages/layout.js';
+import { metricsPage } from './pages/metrics-page.js';
+import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
+import { PlatformService } from './platform.service.js';
+
+const DAY_MS = 86_400_000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** One store: its keys, its platform connection and its metrics. The guard has checked it is the merchant's. */
+@ApiExcludeController()
+@UseFilters(ConsolePageFilter)
+@Controller('console/stores/:store_id')
+export class ConsoleStoresController {
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly metrics: MetricsService,
+    private readonly platform: PlatformService,
+    private readonly pages: PageSender,
+  ) {}
+
+  @Get()
+  @ConsolePage({ signedIn: true, store: true })
+  async show(
+    @Page() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @CurrentStore() store: Store,
+    @Query('keys_after') keysAfter: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    this.pages.send(response, 200, storePage(page, await this.storeView(principal, store, isId(keysAfter) ? keysAfter : undefined)));
+  }
+
+  /** Issues a key bound to this store through the API's own rules; the answer is the only page with its secret. */
+  @Post('keys')
+  @ConsolePage({ signedIn: true, store: true })
+  async issueKey(
+    @Page() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @CurrentStore() store: Store,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const values: IssueFormValues = {
+      name: formText(body, 'name'),
+      scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((scope): scope is string => typeof scope === 'string'),
+      expires_at: formText(body, 'expires_at').trim(),
+    };
+    let created: CreatedApiKeyResponse;
+    try {
+      created = await this.issue(principal, store, values);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
+      const view = await this.storeView(principal, store);
+      this.pages.send(response, 422, storePage(page, { ...view, issueForm: { values, errors: error.errors ?? [] } }));
+      return;
+    }
+    this.pages.send(response, 201, storePage(page, { ...(await this.storeView(principal, store)), newKey: created }));
+  }
+
+  /** The address bar after issuing a key: going there again shows the store, never the secret. */
+  @Get('keys')
+  @ConsolePage({ signedIn: true, store: true })
+  keysAddress(@CurrentStore() store: Store, @Res() response: Response): void {
+    this.pages.redirect(response, `/console/stores/${store.id}#keys`);
+  }
+
+  @Post('keys/:key_id/revoke')
+  @ConsolePage({ signedIn: true, store: true })
+  async revokeKey(
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @CurrentStore() store: Store,
+    @Param('key_id') keyId: string,
+    @Res() response: Response,
+  ): Promise<void> {
+    // As a store-bound admin would: only this store's keys can be revoked from its page.
+    await this.apiKeys.revoke({ ...principal, storeId: store.id }, keyId);
+    this.pages.redirect(response, `/console/stores/${store.id}#keys`);
+  }
+
+  @Get('metrics')
+  @ConsolePage({ signedIn: true, store: true })
+  async showMetrics(
+    @Page() page: PageContext,
+    @CurrentStore() store: Store,
+    @Query('from') rawFrom: unknown,
+    @Query('to') rawTo: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    const today = new Date().toISOString().slice(0, 10);
+    const to = typeof rawTo === 'string' && rawTo !== '' ? rawTo : today;
+    const from = typeof rawFrom === 'string' && rawFrom !== '' ? rawFrom : addDays(DATE.test(to) && isDate(to) ? to : today, -29);
+    const errors: FieldError[] = [];
+    for (const [field, value] of [['from', from], ['to', to]] as const) {
+      if (!DATE.test(value) || !isDate(value)) errors.push({ field, code: 'invalid_date', message: `${field} must be a date such as ${today}` });
+    }
+    if (errors.length === 0 && from > to) errors.push({ field: 'from', code: 'not_before_to', message: 'The first day must not be after the last' });
+    if (errors.length) {
+      this.pages.send(response, 422, metricsPage(page, { store, from, to, errors }));
+      return;
+    }
+    const query = { from: `${from}T00:00:00Z`, to: `${addDays(to, 1)}T00:00:00Z` };
+    try {
+      const [summary, daily] = await Promise.all([this.metrics.summary(store, query), this.metrics.daily(store, query)]);
+      this.pages.send(response, 200, metricsPage(page, { store, from, to, errors, summary, daily }));
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
+      const errors = (error.errors ?? []).map((fieldError) =>
+        fieldError.code === 'range_too_long' ? { ...fieldError, message: 'Choose at most 366 days' } : fieldError,
+      );
+      this.pages.send(response, 422, metricsPage(page, { store, from, to, errors }));
+    }
+  }
+
+  @Post('platform/connect')
+  @ConsolePage({ signedIn: true, store: true })
+  async connect(
+    @Page() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @CurrentStore() store: Store,
+    @SignedIn() identity: ConsoleIdentity,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const shop = formText(body, 'shop');
+    let authorize: string;
+    try {
+      authorize = await this.platform.start(identity, store, shop);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
+      const view = await this.storeView(principal, store);
+      this.pages.send(response, 422, storePage(page, { ...view, connectForm: { shop, errors: error.errors ?? [] } }));
+      return;
+    }
+    this.pages.redirect(response, authorize);
+  }
+
+  @Post('platform/disconnect')
+  @ConsolePage({ signedIn: true, store: true })
+  async disconnect(@CurrentStore() store: Store, @Res() response: Response): Promise<void> {
+    await this.platform.disconnect(store);
+    this.pages.redirect(response, `/console/stores/${store.id}#platform`);
+  }
+
+  private async issue(principal: MerchantPrincipal, store: Store, values: IssueFormValues): Promise<CreatedApiKeyResponse> {
+    const request: Record<string, unknown> = { name: values.name, scopes: values.scopes, store_id: store.id };
+    if (values.expires_at !== '') {
+      if (!DATE.test(values.expires_at) || !isDate(values.expires_at)) {
+        throw ProblemError.field('expires_at', 'invalid_date', 'Enter the expiry as a date, or leave it empty');
+      }
+      request.expires_at = `${values.expires_at}T00:00:00Z`;
+    }
+    const checked = await validateObject(CreateApiKeyRequest, request);
+    if (!checked.ok) {
+      throw ProblemError.validation(
+        checked.errors.map((error) =>
+          error.field === 'scopes' && values.scopes.length === 0 ? { ...error, message: 'Choose at least one scope' } : error,
+        ),
+      );
+    }
+    return this.apiKeys.issue(principal, checked.value);
+  }
+
+  private async storeView(principal: MerchantPrincipal, store: Store, keysAfter?: string): Promise<StorePage> {
+    const [keys, connection] = await Promise.all([
+      this.apiKeys.list(principal, { limit: 100, store_id: store.id, ...(keysAfter ? { starting_after: keysAfter } : {}) }),
+      this.platform.connection(store),
+    ]);
+    return {
+      store,
+      keys: keys.data,
+      moreKeys: keys.next_cursor,
+      platform: { configured: this.platform.configured, connection },
+    };
+  }
+}
+
+const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** A real calendar date (2026-02-30 is not), from 1970 to 9998 so that the day after is one too. */
+const isDate = (date: string): boolean => {
+  const time = Date.parse(`${date}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === date && date >= '1970-01-01' && date <= '9998-12-31';
+};

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { StoresModule } from '../stores/stores.module.js';
+import { ConsoleAccountsController } from './console-accounts.controller.js';
+import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
+import { ConsolePageFilter } from './console-page.filter.js';
+import { PageSender } from './console-pages.js';
+import { ConsoleStoresController } from './console-stores.controller.js';
+import { PlatformController } from './platform.controller.js';
+import { PlatformService } from './platform.service.js';
+
+/** The seller console at /console (docs/decisions/005-seller-console.md). */
+@Module({
+  imports: [AuthModule, StoresModule, MetricsModule],
+  // ConsoleNotFoundController last: its catch-all must not shadow the pages.
+  controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
+  providers: [PageSender, PlatformService, ConsolePageFilter],
+})
+export class ConsoleModule {}

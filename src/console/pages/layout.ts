@@ -1,0 +1,78 @@
+import type { FieldError } from '../../common/problems/problem.error.js';
+import { assetUrl } from '../console-assets.js';
+import { Html, html, type HtmlValue } from '../html.js';
+
+/** What every page knows about the request it answers. */
+export interface PageContext {
+  /** The token every form of this page carries. */
+  readonly csrfToken: string;
+  /** The signed-in account's email; null before sign-in. */
+  readonly email: string | null;
+}
+
+export interface LayoutOptions {
+  readonly title: string;
+  /** Error pages name their code on `<main>`, for people reading the source and for tests. */
+  readonly errorCode?: string;
+  /** Pages that draw charts load uPlot. */
+  readonly chart?: boolean;
+  readonly breadcrumbs?: ReadonlyArray<{ readonly label: string; readonly href?: string }>;
+}
+
+export function layout(context: PageContext, options: LayoutOptions, body: HtmlValue): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<link rel="icon" href="data:,">
+<title>${options.title} · Size-Fit console</title>
+<link rel="stylesheet" href="${assetUrl('console.css')}">
+${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` : ''}
+</head>
+<body>
+<header class="topbar"><div class="topbar-inner">
+  <a class="brand" href="/console">Size-Fit <span>console</span></a>
+  ${context.email === null
+    ? ''
+    : html`<div class="account">
+    <span id="account-email">${context.email}</span>
+    <form method="post" action="/console/logout">${csrfField(context)}<button type="submit" class="link">Log out</button></form>
+  </div>`}
+</div></header>
+<main class="page"${options.errorCode ? html` data-error-code="${options.errorCode}"` : ''}>
+${options.breadcrumbs?.length ? breadcrumbs(options.breadcrumbs) : ''}
+${body}
+</main>
+${options.chart ? html`<script src="${assetUrl('uplot.js')}" defer></script>` : ''}
+<script src="${assetUrl('console.js')}" defer></script>
+</body>
+</html>
+`;
+}
+
+export const csrfField = (context: PageContext): Html => html`<input type="hidden" name="_csrf" value="${context.csrfToken}">`;
+
+/** The message under a field, when that field has one. */
+export function fieldError(errors: readonly FieldError[], field: string): Html {
+  const error = errors.find((candidate) => candidate.field === field);
+  return error ? html`<p class="field-error" id="${field}-error" data-field="${field}">${error.message}</p>` : html``;
+}
+
+/** `aria-invalid` and the link to the message, for a field's input. */
+export function invalidAttributes(errors: readonly FieldError[], field: string): Html {
+  return errors.some((error) => error.field === field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : html``;
+}
+
+/** Errors about fields the form does not show (there should be none) still reach the person. */
+export function otherErrors(errors: readonly FieldError[], shown: readonly string[]): Html {
+  const rest = errors.filter((error) => !shown.includes(error.field));
+  return html`${rest.map((error) => html`<p class="form-error" data-error-code="${error.code}">${error.message}</p>`)}`;
+}
+
+function breadcrumbs(items: NonNullable<LayoutOptions['breadcrumbs']>): Html {
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${items.map((item) =>
+    item.href ? html`<li><a href="${item.href}">${item.label}</a></li>` : html`<li aria-current="page">${item.label}</li>`,
+  )}</ol></nav>`;
+}

@@ -1,0 +1,158 @@
+import { SCOPES } from '../../auth/api-key.entity.js';
+import type { ApiKeyResponse, CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
+import type { FieldError } from '../../common/problems/problem.error.js';
+import type { StoreResponse } from '../../stores/dto/store.dto.js';
+import type { Store } from '../../stores/store.entity.js';
+import { html, type Html } from '../html.js';
+import type { PlatformConnection } from '../platform.entities.js';
+import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
+
+export function storesPage(context: PageContext, stores: readonly StoreResponse[], more: string | null): Html {
+  return layout(
+    context,
+    { title: 'Stores' },
+    html`<h1>Stores</h1>
+${stores.length === 0
+  ? html`<section class="card"><p>This merchant has no stores yet. Create one with <code>POST /v1/stores</code> and an admin key.</p></section>`
+  : html`<ul class="store-list">${stores.map(
+      (store) => html`<li class="card">
+    <a data-store-id="${store.id}" href="/console/stores/${store.id}">${store.name}</a>
+    <span class="muted">${store.currency} · ${store.unit_system}${store.platform_shop ? html` · ${store.platform_shop}` : ''}</span>
+  </li>`,
+    )}</ul>`}
+${more ? html`<p><a href="/console?after=${more}">Older stores →</a></p>` : ''}`,
+  );
+}
+
+export interface StorePage {
+  readonly store: Store;
+  readonly keys: readonly ApiKeyResponse[];
+  readonly moreKeys: string | null;
+  /** Right after issuing: the new key with its secret, shown this once. */
+  readonly newKey?: CreatedApiKeyResponse;
+  readonly issueForm?: { readonly values: IssueFormValues; readonly errors: readonly FieldError[] };
+  readonly platform: { readonly configured: boolean; readonly connection: PlatformConnection | null };
+  readonly connectForm?: { readonly shop: string; readonly errors: readonly FieldError[] };
+}
+
+export interface IssueFormValues {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly expires_at: string;
+}
+
+export function storePage(context: PageContext, page: StorePage): Html {
+  const { store } = page;
+  return layout(
+    context,
+    { title: store.name, breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name }] },
+    html`<div class="heading-row">
+  <h1>${store.name}</h1>
+  <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
+</div>
+${page.newKey ? newKeyNotice(page.newKey) : ''}
+<section class="card" id="keys">
+  <h2>API keys</h2>
+  <p class="muted">Keys bound to this store, for your e-commerce backend. Each secret is shown once, when the key is issued.</p>
+  ${keysTable(context, store, page.keys)}
+  ${page.moreKeys ? html`<p><a href="/console/stores/${store.id}?keys_after=${page.moreKeys}">Older keys →</a></p>` : ''}
+  ${issueForm(context, store, page.issueForm)}
+</section>
+${platformSection(context, store, page)}`,
+  );
+}
+
+function newKeyNotice(key: CreatedApiKeyResponse): Html {
+  return html`<section class="card notice" role="status">
+  <h2>Key “${key.name}” issued</h2>
+  <p>Copy the secret now: it is not stored and will never be shown again.</p>
+  <div class="secret"><code id="new-secret">${key.secret}</code><button type="button" class="copy" data-copy="new-secret" hidden>Copy</button></div>
+</section>`;
+}
+
+function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResponse[]): Html {
+  if (keys.length === 0) return html`<p class="empty">No keys yet.</p>`;
+  const now = Date.now();
+  return html`<div class="table-wrap"><table class="keys">
+  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${keys.map((key) => {
+    const status = key.revoked_at ? 'revoked' : key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : 'active';
+    return html`<tr data-key-id="${key.id}" data-status="${status}">
+    <td class="name">${key.name}</td>
+    <td class="prefix"><code>${key.prefix}…</code></td>
+    <td class="scopes">${key.scopes.join(', ')}</td>
+    <td class="status"><span class="badge ${status}">${status}</span>${keyDates(key, status)}</td>
+    <td class="actions">${status === 'active'
+      ? html`<form method="post" action="/console/stores/${store.id}/keys/${key.id}/revoke" data-confirm="Revoke “${key.name}”? Requests with it will fail at once.">
+        ${csrfField(context)}<button type="submit" class="danger small">Revoke</button></form>`
+      : ''}</td>
+  </tr>`;
+  })}</tbody>
+</table></div>`;
+}
+
+function keyDates(key: ApiKeyResponse, status: string): Html {
+  const day = (value: string) => value.slice(0, 10);
+  if (status === 'revoked') return html`<span class="muted small"> since ${day(key.revoked_at as string)}</span>`;
+  if (key.expires_at) return html`<span class="muted small"> ${status === 'expired' ? 'since' : 'until'} ${day(key.expires_at)}</span>`;
+  return html``;
+}
+
+const SCOPE_HINTS: Readonly<Record<string, string>> = {
+  catalog: 'products, size charts, questionnaires',
+  fit: 'fit sessions and recommendations',
+  events: 'purchase and return events',
+  analytics: 'metrics',
+  admin: 'everything in this store',
+};
+
+function issueForm(context: PageContext, store: Store, form: StorePage['issueForm']): Html {
+  const values = form?.values ?? { name: '', scopes: [], expires_at: '' };
+  const errors = form?.errors ?? [];
+  return html`<details class="issue"${form ? ' open' : ''}>
+  <summary>Issue a key</summary>
+  ${otherErrors(errors, ['name', 'scopes', 'expires_at'])}
+  <form method="post" action="/console/stores/${store.id}/keys" class="stack">
+    ${csrfField(context)}
+    <label for="key-name">Name</label>
+    <input id="key-name" name="name" required maxlength="200" placeholder="Checkout backend" value="${values.name}"${invalidAttributes(errors, 'name')}>
+    ${fieldError(errors, 'name')}
+    <fieldset${invalidAttributes(errors, 'scopes')}>
+      <legend>Scopes</legend>
+      ${SCOPES.map(
+        (scope) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? ' checked' : ''}>
+        <span><strong>${scope}</strong> <span class="muted">${SCOPE_HINTS[scope] ?? ''}</span></span></label>`,
+      )}
+    </fieldset>
+    ${fieldError(errors, 'scopes')}
+    <label for="key-expiry">Expires on <span class="muted">(optional, at most a year ahead; at 00:00 UTC)</span></label>
+    <input id="key-expiry" name="expires_at" type="date" value="${values.expires_at}"${invalidAttributes(errors, 'expires_at')}>
+    ${fieldError(errors, 'expires_at')}
+    <button type="submit" class="primary">Issue key</button>
+  </form>
+</details>`;
+}
+
+function platformSection(context: PageContext, store: Store, page: StorePage): Html {
+  const { connection, configured } = page.platform;
+  const errors = page.connectForm?.errors ?? [];
+  return html`<section class="card" id="platform" data-connected="${connection ? 'true' : 'false'}">
+  <h2>Platform connection</h2>
+  ${connection
+    ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${connection.connectedAt.toISOString().slice(0, 10)}
+      <span class="muted">(permissions: ${connection.scopes.split(',').filter(Boolean).join(', ') || 'none'})</span>.</p>
+    <form method="post" action="/console/stores/${store.id}/platform/disconnect" data-confirm="Disconnect ${connection.shop}?">
+      ${csrfField(context)}<button type="submit" class="danger">Disconnect</button>
+    </form>`
+    : configured
+      ? html`<p class="muted">Connect this store to its shop on the e-commerce platform. You will approve the connection on the platform and come back here.</p>
+    <form method="post" action="/console/stores/${store.id}/platform/connect" class="inline">
+      ${csrfField(context)}
+      <label for="shop">Shop domain</label>
+      <input id="shop" name="shop" required placeholder="your-shop.myshopify.com" spellcheck="false" autocapitalize="none" value="${page.connectForm?.shop ?? ''}"${invalidAttributes(errors, 'shop')}>
+      <button type="submit" class="primary">Connect</button>
+    </form>
+    ${fieldError(errors, 'shop')}`
+      : html`<p class="muted">The platform connection is not configured on this service (see the README: <code>PLATFORM_CLIENT_ID</code>).</p>`}
+</section>`;
+}

@@ -1,0 +1,208 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
+import { digestToken, newToken } from '../auth/console-credentials.js';
+import { ProblemError } from '../common/problems/problem.error.js';
+import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
+import type { Store } from '../stores/store.entity.js';
+import { ConsoleError } from './console.error.js';
+import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
+import { sealToken } from './token-seal.js';
+
+/** Shop domains as the platform issues them (contract §8). */
+export const SHOP_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
+export const CALLBACK_PATH = '/console/platform/callback';
+const STATE_LIFETIME_MINUTES = 10;
+const TIMESTAMP_TOLERANCE_SECONDS = 90;
+const CALLBACK_PARAMS = ['code', 'hmac', 'shop', 'state', 'timestamp'] as const;
+
+const failure = {
+  request: () => new ConsoleError('invalid_request', 400, 'Incomplete answer from the platform', 'The platform sent back an incomplete or repeated set of parameters. Start the connection again from the store page.'),
+  hmac: () => new ConsoleError('invalid_hmac', 400, 'The platform’s signature does not match', 'This answer was not signed by the platform with this app’s secret, so nothing was connected.'),
+  timestamp: () => new ConsoleError('stale_timestamp', 400, 'The platform’s answer is out of date', 'The answer is more than 90 seconds old (or its clock is off). Start the connection again.'),
+  shop: () => new ConsoleError('invalid_shop', 400, 'Not a shop domain', 'The platform named a shop that is not of the form your-shop.myshopify.com, so nothing was connected.'),
+  state: () => new ConsoleError('invalid_state', 400, 'This connection attempt is no longer valid', 'It was already used, expired after 10 minutes, or was started in another browser session. Start again from the store page.'),
+  shopMismatch: () => new ConsoleError('shop_mismatch', 400, 'Another shop answered', 'The connection was started for a different shop than the one that answered, so nothing was connected.'),
+  exchange: () => new ConsoleError('token_exchange_failed', 502, 'The platform did not complete the connection', 'The platform did not hand over an access token in time. Nothing was stored; try again in a moment.'),
+};
+
+export const platformNotConfigured = () =>
+  new ConsoleError('platform_not_configured', 409, 'Platform connection not configured', 'This service has no platform app configured (PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET, TOKEN_ENCRYPTION_KEY).');
+
+/**
+ * Connecting a store to its shop with Shopify-style authorization-code OAuth (docs/decisions/005-seller-console.md):
+ * a single-use state bound to the console session and the store, a verified callback, a code exchanged within a
+ * timeout, and the access token sealed at rest. A failure at any step stores nothing.
+ */
+@Injectable()
+export class PlatformService {
+  private readonly logger = new Logger('Platform');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get configured(): boolean {
+    return this.config.platform !== null;
+  }
+
+  connection(store: Store): Promise<PlatformConnection | null> {
+    return this.dataSource.getRepository(PlatformConnection).findOneBy({ storeId: store.id });
+  }
+
+  /** Records a pending connection and returns the platform's authorize address to send the merchant to. */
+  async start(identity: ConsoleIdentity, store: Store, rawShop: string): Promise<string> {
+    const platform = this.requirePlatform();
+    const shop = rawShop.trim();
+    if (!SHOP_PATTERN.test(shop) || shop.length > 255) {
+      throw ProblemError.field('shop', 'invalid_shop', 'Enter the shop’s domain, such as your-shop.myshopify.com');
+    }
+    const state = newToken();
+    const states = this.dataSource.getRepository(PlatformOAuthState);
+    await states.createQueryBuilder().delete().where('expires_at <= now()').execute();
+    await states
+      .createQueryBuilder()
+      .insert()
+      .values({
+        stateDigest: digestToken(state),
+        sessionId: identity.sessionId,
+        storeId: store.id,
+        shop,
+        expiresAt: () => `now() + interval '${STATE_LIFETIME_MINUTES} minutes'`,
+      })
+      .execute();
+    const authorize = new URL(`${shopBase(platform, shop)}/admin/oauth/authorize`);
+    authorize.searchParams.set('client_id', platform.clientId);
+    authorize.searchParams.set('scope', platform.scopes.join(','));
+    authorize.searchParams.set('redirect_uri', `${this.config.publicUrl}${CALLBACK_PATH}`);
+    authorize.searchParams.set('state', state);
+    return authorize.toString();
+  }
+
+  /**
+   * The platform's redirect back: every check of the contract, in order, then the code exchange, then the sealed
+   * token. Returns the connected store's id.
+   */
+  async complete(identity: ConsoleIdentity, rawQuery: string): Promise<string> {
+    const platform = this.requirePlatform();
+    const params = new URLSearchParams(rawQuery);
+    const names = [...params.keys()];
+    if (new Set(names).size !== names.length || CALLBACK_PARAMS.some((name) => !params.get(name))) throw failure.request();
+    const value = (name: (typeof CALLBACK_PARAMS)[number]) => params.get(name) as string;
+
+    if (!signatureMatches(params, value('hmac'), platform.clientSecret)) throw failure.hmac();
+    const timestamp = value('timestamp');
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) {
+      throw failure.timestamp();
+    }
+    const shop = value('shop');
+    if (!SHOP_PATTERN.test(shop)) throw failure.shop();
+
+    // Deleted as it is read: a state works once, and only for the session that started it.
+    const [rows] = (await this.dataSource.query(
+      `DELETE FROM platform_oauth_states WHERE state_digest = $1 AND session_id = $2
+       RETURNING store_id, shop, expires_at > now() AS live`,
+      [digestToken(value('state')), identity.sessionId],
+    )) as [Array<{ store_id: string; shop: string; live: boolean }>, number];
+    const pending = rows[0];
+    if (!pending || !pending.live) throw failure.state();
+    if (pending.shop !== shop) throw failure.shopMismatch();
+
+    const granted = await this.exchange(platform, shop, value('code'), pending.store_id);
+    await this.dataSource.transaction(async (manager) => {
+      const [, updated] = (await manager.query(
+        `UPDATE stores SET platform = 'shopify', platform_shop = $3 WHERE id = $1 AND merchant_id = $2`,
+        [pending.store_id, identity.merchantId, shop],
+      )) as [unknown, number];
+      if (updated !== 1) throw failure.state();
+      await manager.query(
+        `INSERT INTO platform_connections (store_id, shop, scopes, token_ciphertext, connected_at, connected_by)
+         VALUES ($1, $2, $3, $4, now(), $5)
+         ON CONFLICT (store_id) DO UPDATE
+           SET shop = EXCLUDED.shop, scopes = EXCLUDED.scopes, token_ciphertext = EXCLUDED.token_ciphertext,
+               connected_at = EXCLUDED.connected_at, connected_by = EXCLUDED.connected_by`,
+        [pending.store_id, shop, granted.scope, sealToken(platform.tokenKey, pending.store_id, granted.token), identity.accountId],
+      );
+    });
+    return pending.store_id;
+  }
+
+  /** Forgets the token, and the store's `platform` fields with it: they describe the connection. */
+  async disconnect(store: Store): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.getRepository(PlatformConnection).delete({ storeId: store.id });
+      await manager.query(`UPDATE stores SET platform = NULL, platform_shop = NULL WHERE id = $1`, [store.id]);
+    });
+  }
+
+  /** `POST {shop}/admin/oauth/access_token`, within the configured time, for the token and the scopes granted. */
+  private async exchange(platform: PlatformConfig, shop: string, code: string, storeId: string): Promise<{ token: string; scope: string }> {
+    let answer: { access_token?: unknown; scope?: unknown };
+    try {
+      const response = await fetch(`${shopBase(platform, shop)}/admin/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ client_id: platform.clientId, client_secret: platform.clientSecret, code }),
+        redirect: 'error',
+        signal: AbortSignal.timeout(platform.timeoutMs),
+      });
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        throw new Error(`the token endpoint answered ${response.status}`);
+      }
+      answer = (await response.json()) as typeof answer;
+    } catch (error) {
+      this.logger.warn({ store_id: storeId, shop, reason: describe(error) }, 'platform token exchange failed');
+      throw failure.exchange();
+    }
+    const token = answer?.access_token;
+    const scope = answer?.scope;
+    if (typeof token !== 'string' || token.length === 0 || token.length > 4096 || typeof scope !== 'string') {
+      this.logger.warn({ store_id: storeId, shop, reason: 'no access_token and scope in the answer' }, 'platform token exchange failed');
+      throw failure.exchange();
+    }
+    return { token, scope };
+  }
+
+  private requirePlatform(): PlatformConfig {
+    if (this.config.platform === null) throw platformNotConfigured();
+    return this.config.platform;
+  }
+}
+
+/** Where the console's forms may lead, for its Content-Security-Policy: the platform's shops. */
+export function platformFormSource(platform: PlatformConfig | null): string | null {
+  if (platform === null) return null;
+  const sample = new URL(platform.baseUrl.replace('{shop}', 'shop-placeholder.myshopify.com'));
+  return sample.hostname.includes('shop-placeholder')
+    ? `${sample.protocol}//${sample.host.replace('shop-placeholder.myshopify.com', '*.myshopify.com')}`
+    : sample.origin;
+}
+
+const shopBase = (platform: PlatformConfig, shop: string): string => platform.baseUrl.replace('{shop}', shop);
+
+/** Hex HMAC-SHA256, under the app's secret, of every other parameter sorted by name and joined as `k=v&…`. */
+export function callbackSignature(params: URLSearchParams, secret: string): string {
+  const message = [...params.entries()]
+    .filter(([name]) => name !== 'hmac')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  return createHmac('sha256', secret).update(message, 'utf8').digest('hex');
+}
+
+function signatureMatches(params: URLSearchParams, sent: string, secret: string): boolean {
+  const expected = Buffer.from(callbackSignature(params, secret), 'utf8');
+  const actual = Buffer.from(sent.toLowerCase(), 'utf8');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** Why an exchange failed, without anything the platform sent back (it could hold a token). */
+function describe(error: unknown): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'timed out';
+  if (error instanceof SyntaxError) return 'the answer is not JSON';
+  return error instanceof Error ? error.message : 'unknown error';
+}

@@ -1,0 +1,304 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A stand-in for the Shopify-style e-commerce platform the seller console connects stores to
+ * (docs/decisions/005-seller-console.md, "Platform connection"). It listens on 127.0.0.1 and serves, per shop,
+ *
+ * - `GET  /shops/{shop}/admin/oauth/authorize?client_id=&scope=&redirect_uri=&state=`: the merchant approves at once:
+ *   302 to `redirect_uri` with the signed callback parameters (code, host, shop, state, timestamp, hmac);
+ * - `POST /shops/{shop}/admin/oauth/access_token` with JSON `{client_id, client_secret, code}`: exchanges a code issued
+ *   for that shop, once, for `{access_token: 'shpat_…', scope}`; how it answers is switchable (`tokenBehaviour`).
+ *
+ * Configure the service with `platform.baseUrl` (it holds the `{shop}` placeholder), `clientId` and `clientSecret`.
+ * Tests that drive the console with supertest call `authorize(location)` instead of following the redirect.
+ */
+
+/** How the token endpoint answers. */
+export type TokenBehaviour =
+  /** 200 `{access_token, scope}` after checking client id, secret and code (400 `{error}` when one is wrong). */
+  | 'ok'
+  /** 500 with a JSON error body. */
+  | 'error500'
+  /** Never answers (until `close()`): longer than any timeout a test configures. */
+  | 'hang'
+  /** Sends 200 and the headers, then never finishes the body. */
+  | 'hang-body'
+  /** 200, `Content-Type: application/json`, a body that is not JSON. */
+  | 'invalid-json'
+  /** 200 JSON with a scope but no `access_token`. */
+  | 'missing-access-token'
+  /** 200 JSON with `access_token: ''`. */
+  | 'empty-access-token'
+  /** 200 JSON with an `access_token` but no `scope`. */
+  | 'missing-scope'
+  /** Destroys the connection without an answer. */
+  | 'drop';
+
+/** The query parameters the platform sends back to the redirect URI. `hmac` signs all the others. */
+export interface CallbackParams {
+  code: string;
+  shop: string;
+  state: string;
+  timestamp: string;
+  hmac: string;
+  host?: string;
+  [name: string]: string | undefined;
+}
+
+export interface ApproveOptions {
+  /** Unix seconds; default now. */
+  timestamp?: number;
+  /** Add the base64 `host` parameter, as the real platform does (it is part of the signed message). Default false. */
+  host?: boolean;
+  /** More parameters to add before signing. */
+  extra?: Record<string, string>;
+  /** Sign with this secret instead of the client secret (to forge a callback). */
+  secret?: string;
+}
+
+/** One request the token endpoint received, whatever it answered. */
+export interface TokenExchange {
+  readonly shop: string;
+  readonly contentType: string | undefined;
+  /** The raw request body. */
+  readonly rawBody: string;
+  /** The body parsed as JSON, or `undefined` when it is not JSON. */
+  readonly body: Record<string, unknown> | undefined;
+  /** The status the stand-in answered (0 for `hang` and `drop`). */
+  readonly status: number;
+  /** The access token it handed out, when it did. */
+  readonly accessToken?: string;
+}
+
+/** An authorization code handed out by `approve` / `authorize` / the authorize endpoint. */
+export interface IssuedCode {
+  readonly code: string;
+  readonly shop: string;
+  used: boolean;
+}
+
+export interface PlatformOptions {
+  clientId?: string;
+  clientSecret?: string;
+  /** The `scope` the token endpoint reports as granted; default `read_products,read_orders`. */
+  grantedScope?: string;
+  tokenBehaviour?: TokenBehaviour;
+}
+
+export interface StandinPlatform {
+  /** `http://127.0.0.1:PORT/shops/{shop}`: the service's `platform.baseUrl`. */
+  readonly baseUrl: string;
+  /** `http://127.0.0.1:PORT`. */
+  readonly origin: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Switch at any time; applies to the next token request. */
+  tokenBehaviour: TokenBehaviour;
+  /** The `scope` the token endpoint reports as granted; switch at any time. */
+  grantedScope: string;
+  readonly codes: readonly IssuedCode[];
+  readonly exchanges: readonly TokenExchange[];
+  /** Every access token handed out, in order. */
+  readonly tokens: readonly string[];
+  /** The merchant approves the app for `shop`: a fresh code and the signed callback parameters for `state`. */
+  approve(shop: string, state: string, options?: ApproveOptions): CallbackParams;
+  /**
+   * Given the authorize URL the console redirected to, checks it is this platform's authorize endpoint for this
+   * app (throws otherwise) and approves: the callback parameters the platform would send to its `redirect_uri`.
+   */
+  authorize(url: string, options?: ApproveOptions): CallbackParams;
+  close(): Promise<void>;
+}
+
+/** The callback signature: hex HMAC-SHA256 under `secret` of every parameter but `hmac`, sorted by name, `k=v&…`. */
+export function signCallback(params: Readonly<Record<string, string | undefined>>, secret: string): string {
+  const message = Object.keys(params)
+    .filter((name) => name !== 'hmac' && params[name] !== undefined)
+    .sort()
+    .map((name) => `${name}=${params[name]}`)
+    .join('&');
+  return createHmac('sha256', secret).update(message).digest('hex');
+}
+
+/** `k=v&…` with URL encoding, in the given order: the query string of a callback. */
+export function callbackQuery(params: Readonly<Record<string, string | undefined>>): string {
+  return Object.entries(params)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
+}
+
+const SHOP_PATH = /^\/shops\/([^/]+)\/admin\/oauth\/(authorize|access_token)$/;
+
+export async function startPlatform(options: PlatformOptions = {}): Promise<StandinPlatform> {
+  const clientId = options.clientId ?? `standin-client-${randomBytes(4).toString('hex')}`;
+  const clientSecret = options.clientSecret ?? `standin-secret-${randomBytes(24).toString('hex')}`;
+  const codes: IssuedCode[] = [];
+  const exchanges: TokenExchange[] = [];
+  const tokens: string[] = [];
+  const sockets = new Set<Socket>();
+
+  const approve = (shop: string, state: string, approveOptions: ApproveOptions = {}): CallbackParams => {
+    const code = randomBytes(16).toString('hex');
+    codes.push({ code, shop, used: false });
+    const params: CallbackParams = {
+      code,
+      shop,
+      state,
+      timestamp: String(approveOptions.timestamp ?? Math.floor(Date.now() / 1000)),
+      hmac: '',
+      ...(approveOptions.host ? { host: Buffer.from(`admin.example/store/${shop.split('.')[0]}`).toString('base64') } : {}),
+      ...approveOptions.extra,
+    };
+    params.hmac = signCallback(params, approveOptions.secret ?? clientSecret);
+    return params;
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      res.statusCode = 500;
+      res.end(String(error));
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  const platform: StandinPlatform = {
+    baseUrl: '',
+    origin: '',
+    clientId,
+    clientSecret,
+    tokenBehaviour: options.tokenBehaviour ?? 'ok',
+    grantedScope: options.grantedScope ?? 'read_products,read_orders',
+    codes,
+    exchanges,
+    tokens,
+    approve,
+    authorize(url: string, approveOptions?: ApproveOptions): CallbackParams {
+      const parsed = new URL(url);
+      const match = SHOP_PATH.exec(parsed.pathname);
+      if (parsed.origin !== platform.origin || !match || match[2] !== 'authorize') {
+        throw new Error(`not this platform's authorize endpoint: ${url}`);
+      }
+      const state = parsed.searchParams.get('state');
+      if (parsed.searchParams.get('client_id') !== clientId) throw new Error(`authorize: wrong client_id in ${url}`);
+      if (!state) throw new Error(`authorize: no state in ${url}`);
+      if (!parsed.searchParams.get('redirect_uri')) throw new Error(`authorize: no redirect_uri in ${url}`);
+      return approve(decodeURIComponent(match[1]), state, approveOptions);
+    },
+    async close(): Promise<void> {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', platform.origin);
+    const match = SHOP_PATH.exec(url.pathname);
+    if (!match) return answer(res, 404, { error: 'not_found' });
+    const shop = decodeURIComponent(match[1]);
+
+    if (match[2] === 'authorize') {
+      if (req.method !== 'GET') return answer(res, 405, { error: 'method_not_allowed' });
+      const redirectUri = url.searchParams.get('redirect_uri');
+      const state = url.searchParams.get('state');
+      if (url.searchParams.get('client_id') !== clientId || !redirectUri || !state) {
+        return answer(res, 400, { error: 'invalid_request' });
+      }
+      const params = approve(shop, state, { host: true });
+      const target = new URL(redirectUri);
+      target.search = callbackQuery(params);
+      res.writeHead(302, { Location: target.toString() });
+      res.end();
+      return;
+    }
+
+    if (req.method !== 'POST') return answer(res, 405, { error: 'method_not_allowed' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    let body: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(rawBody);
+      body = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const record = (status: number, accessToken?: string) =>
+      exchanges.push({ shop, contentType: req.headers['content-type'], rawBody, body, status, accessToken });
+
+    switch (platform.tokenBehaviour) {
+      case 'hang':
+        record(0);
+        return; // the socket stays open until the client gives up or close() destroys it
+      case 'drop':
+        record(0);
+        req.socket.destroy();
+        return;
+      case 'hang-body':
+        record(200);
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"access_token": ');
+        return; // the rest never comes
+      case 'error500':
+        record(500);
+        return answer(res, 500, { errors: 'Internal Server Error' });
+      case 'invalid-json':
+        record(200);
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"access_token": "shpat_');
+        return;
+      case 'missing-access-token':
+        record(200);
+        return answer(res, 200, { scope: platform.grantedScope });
+      case 'empty-access-token':
+        record(200);
+        return answer(res, 200, { access_token: '', scope: platform.grantedScope });
+      case 'missing-scope': {
+        const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
+        tokens.push(accessToken);
+        record(200, accessToken);
+        return answer(res, 200, { access_token: accessToken });
+      }
+      case 'ok':
+        break;
+    }
+
+    const issued = codes.find((entry) => entry.code === body?.code && entry.shop === shop);
+    if (!body || body.client_id !== clientId || body.client_secret !== clientSecret || !issued || issued.used) {
+      record(400);
+      return answer(res, 400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' });
+    }
+    issued.used = true;
+    const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
+    tokens.push(accessToken);
+    record(200, accessToken);
+    return answer(res, 200, { access_token: accessToken, scope: platform.grantedScope });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  Object.assign(platform, { origin: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/shops/{shop}` });
+  return platform;
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** A port on 127.0.0.1 nothing listens on (bound, then released): a platform that is down. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
