@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBenchStore, shopper } from './lib/fixtures.js';
 import { call as callService, type Json, percentile, startService } from './lib/service.js';
 
 const PORT = 3917;
@@ -26,32 +27,10 @@ async function main(): Promise<void> {
   });
   const call = (method: string, path: string, key: string, body?: unknown) => callService(service.base, method, path, key, body);
   try {
-    const merchant = await call('POST', '/v1/merchants', service.operatorKey, { name: 'Bench' });
-    const admin = merchant.api_key.secret as string;
-    const store = (await call('POST', '/v1/stores', admin, { name: 'Bench store' })).id as string;
-    const fitKey = (await call('POST', '/v1/api-keys', admin, { name: 'fit', store_id: store, scopes: ['fit'] })).secret;
-    const s = `/v1/stores/${store}`;
-    const type = await call('POST', `${s}/product-types`, admin, {
-      name: 'Tee',
-      category: 'tops',
-      zone_weights: { chest: 1, waist: 0.5 },
-    });
-    const bounds: [string, number, number][] = [['XS', 78, 63], ['S', 86, 71], ['M', 94, 79], ['L', 102, 87], ['XL', 110, 95], ['XXL', 118, 103]];
-    const chart = await call('POST', `${s}/size-charts`, admin, {
-      name: 'Tops',
-      unit: 'cm',
-      measurement_type: 'body',
-      sizes: bounds.map(([label, chest, waist]) => ({
-        label,
-        measurements: { chest: { min: chest, max: chest + 8 }, waist: { min: waist, max: waist + 8 } },
-      })),
-    });
-    const product = await call('POST', `${s}/products`, admin, {
-      title: 'Crew tee',
-      product_type_id: type.id,
-      size_chart_id: chart.id,
-    });
-    for (const [label] of bounds) await call('POST', `${s}/products/${product.id}/variants`, admin, { size_label: label });
+    const bench = await createBenchStore(service.base, service.operatorKey);
+    const fitKey = bench.keys.fit;
+    const s = `/v1/stores/${bench.storeId}`;
+    const product = { id: bench.productId };
 
     const start: number[] = [];
     const answers: number[] = [];
@@ -65,12 +44,7 @@ async function main(): Promise<void> {
       let answered: Json = {};
       await timed(warm ? [] : answers, async () => {
         answered = await call('POST', `${s}/sessions/${session.id}/answers`, fitKey, {
-          answers: {
-            height: { value: 155 + (i % 40), unit: 'cm' },
-            weight: { value: 50 + ((i * 7) % 60), unit: 'kg' },
-            age: 20 + (i % 50),
-            sex: i % 3 === 0 ? 'female' : 'male',
-          },
+          answers: shopper(i),
         });
       });
       await timed(warm ? [] : decision, () =>

@@ -1,6 +1,7 @@
 /** What every bench and seed script shares: the built service as a child process, a JSON client, percentiles. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -9,21 +10,38 @@ export type Json = Record<string, any>;
 export interface RunningService {
   readonly base: string;
   readonly operatorKey: string;
+  /** The service's process id (for /proc/<pid>: memory and CPU time). */
+  readonly pid: number;
+  /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts `dist/src/main.js` (build first) on port `port` with the given database settings (`DATABASE_URL`, or
- * `DATA_DIR` for the embedded database), no rate limit and silent logs, and waits until `/readyz` answers.
+ * The Node options `npm start` gives the service (the words between `node` and `dist/src/main.js` in package.json's
+ * start script), so that benches measure the service as it is run.
+ */
+export function startNodeArgs(): string[] {
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  const words = (scripts.start ?? '').trim().split(/\s+/);
+  const main = words.indexOf('dist/src/main.js');
+  return words[0] === 'node' && main > 0 ? words.slice(1, main) : [];
+}
+
+/**
+ * Starts `dist/src/main.js` (build first) with the Node options of `npm start`, on port `port` with the given
+ * database settings (`DATABASE_URL`, or `DATA_DIR` for the embedded database), no rate limit and silent logs, and
+ * waits until `/readyz` answers.
+ * `options.script` starts another built server instead (the bench's floor), with the same environment.
  */
 export async function startService(
   port: number,
   database: { DATABASE_URL: string } | { DATA_DIR: string },
-  options: { nodeArgs?: readonly string[] } = {},
+  options: { nodeArgs?: readonly string[]; env?: Record<string, string>; script?: string } = {},
 ): Promise<RunningService> {
   const base = `http://127.0.0.1:${port}`;
   const operatorKey = `sfo_bench_${randomBytes(24).toString('hex')}`;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/src/main.js'], {
+  const nodeArgs = [...(options.script ? [] : startNodeArgs()), ...(options.nodeArgs ?? [])];
+  const child = spawn(process.execPath, [...nodeArgs, options.script ?? 'dist/src/main.js'], {
     env: {
       ...process.env,
       DATABASE_URL: '',
@@ -32,6 +50,7 @@ export async function startService(
       OPERATOR_BOOTSTRAP_KEY: operatorKey,
       LOG_LEVEL: 'silent',
       RATE_LIMIT_PER_MINUTE: '0',
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -48,7 +67,7 @@ export async function startService(
     }
     await sleep(200);
   }
-  return { base, operatorKey, stop };
+  return { base, operatorKey, pid: child.pid as number, stop };
 }
 
 /** A JSON call that throws on any answer other than 2xx. */

@@ -1,0 +1,57 @@
+/** The bench's own database chores: create a bench_ database, tag connections, delete the bench's rows. */
+import pg from 'pg';
+import { BENCH_MERCHANT } from './fixtures.js';
+
+/** The URL with an application_name, so that the CPU of each server's PostgreSQL backends can be told apart. */
+export const withApplication = (url: string, name: string) => {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+};
+
+/** Creates the database when it does not exist (only names starting with bench_). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!/^bench_[a-z0-9_]+$/.test(name)) throw new Error(`the bench only uses databases named bench_…, not ${JSON.stringify(name)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rows.length) {
+      process.stderr.write(`[bench] creating database ${name}\n`);
+      await client.query(`CREATE DATABASE "${name}"`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Deletes everything of the bench's own merchants (never the seeded store's), in foreign-key order. */
+export async function deleteBenchRows(db: pg.Client): Promise<number> {
+  const { rows } = await db.query(`SELECT id FROM merchants WHERE name = $1`, [BENCH_MERCHANT]);
+  if (!rows.length) return 0;
+  const merchants = rows.map((r) => r.id as string);
+  const stores = `(SELECT id FROM stores WHERE merchant_id = ANY($1::uuid[]))`;
+  let events = 0;
+  await db.query('BEGIN');
+  try {
+    await db.query(`DELETE FROM session_lines WHERE store_id IN ${stores}`, [merchants]);
+    await db.query(`DELETE FROM order_lines WHERE store_id IN ${stores}`, [merchants]);
+    events = (await db.query(`DELETE FROM events WHERE store_id IN ${stores}`, [merchants])).rowCount ?? 0;
+    for (const table of ['sessions', 'variants', 'products', 'size_charts', 'product_types']) {
+      await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
+    }
+    await db.query(`DELETE FROM questionnaires WHERE store_id IN ${stores}`, [merchants]);
+    await db.query(`DELETE FROM api_keys WHERE merchant_id = ANY($1::uuid[])`, [merchants]);
+    await db.query(`DELETE FROM stores WHERE merchant_id = ANY($1::uuid[])`, [merchants]);
+    await db.query(`DELETE FROM merchants WHERE id = ANY($1::uuid[])`, [merchants]);
+    await db.query('COMMIT');
+  } catch (error) {
+    await db.query('ROLLBACK');
+    throw error;
+  }
+  return events;
+}
+
