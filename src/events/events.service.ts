@@ -9,6 +9,7 @@ import { validateObject } from '../common/validation/validation.pipe.js';
 import { retried, retriedTransaction } from '../database/transactions.js';
 import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
+import { readWellFormedEvent } from './dto/event-fast-path.js';
 import { FitEvent } from './event.entity.js';
 import { checkOccurredAt, draftEvent, type EventDraft } from './event-rules.js';
 import { type LinkedSession, recordLineOutcomes } from './line-summaries.js';
@@ -58,6 +59,8 @@ export class EventsService {
         if (typeof item !== 'object' || item === null || Array.isArray(item)) {
           return new ProblemError('invalid_json', 'Each event must be a JSON object');
         }
+        const fast = readWellFormedEvent(item);
+        if (fast) return draftOrProblem(fast);
         const read = await validateObject(EventRequest, item);
         return read.ok ? draftOrProblem(read.value) : ProblemError.validation(read.errors);
       }),
