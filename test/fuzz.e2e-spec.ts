@@ -38,9 +38,13 @@ import { createQuestionnaire, createShop, type Shop } from './support/session-fi
  * `{ seed, path }` to `runs()` below.
  */
 
-/** Runs per route and property: small enough that the file stays well under a minute on the embedded database. */
+/**
+ * Runs per route and property: small enough that the file stays well under a minute on the embedded database.
+ * FUZZ_SCALE=20 multiplies them for a deeper search (`FUZZ_SCALE=20 npm test -- test/fuzz.e2e-spec.ts`).
+ */
 const RUNS = { bodies: 24, rawBodies: 8, queries: 6, paths: 8, headers: 6, consoleForms: 20, consolePages: 6 };
-const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns, endOnFailure: true });
+const SCALE = Math.max(1, Number(process.env.FUZZ_SCALE) || 1);
+const runs = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: numRuns * SCALE, endOnFailure: true });
 
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, age: 34, sex: 'male' };
 const BODY_CHART = [
