@@ -290,6 +290,10 @@ async function main(): Promise<void> {
         runs[name].push(m);
         log(`ingest ${name}: ${brief(m.result)}; cpu/request node ${m.node_cpu_ms_per_request} ms, db ${m.db_cpu_ms_per_request} ms`);
       }
+      // The framework's ceiling: the service's cheapest route (GET /healthz: no key, no database), so that the
+      // floor can be read against what the service's HTTP pipeline alone allows at the same concurrency.
+      const empty = await measured(db, [servers.service], [{ base: service.base, connections: CONNECTIONS, path: '/healthz', key: '' }], seconds, 200);
+      log(`empty pipeline (GET /healthz): ${brief(empty.result)}; cpu/request node ${empty.node_cpu_ms_per_request} ms`);
       const svc = combine(runs.service);
       const flr = combine(runs.floor);
       // Every 201 is a stored row; requests cut off at the end of a run may have been stored unanswered.
@@ -313,6 +317,7 @@ async function main(): Promise<void> {
         probes: { 'first, repeated, changed delivery': probes },
         service: svc,
         floor: flr,
+        empty_pipeline: { route: 'GET /healthz', ...withoutSamples(empty) },
         runs: { service: runs.service.map(withoutSamples), floor: runs.floor.map(withoutSamples) },
         stored,
         ratio,
@@ -631,7 +636,7 @@ function printSummary(o: Json): void {
   const lines: string[] = [];
   const i = o.ingestion;
   if (i) {
-    lines.push(`ingestion ×${i.connections}: service ${i.service.per_second}/s p50 ${i.service.ms.p50} p99 ${i.service.ms.p99} ms | floor ${i.floor.per_second}/s p50 ${i.floor.ms.p50} p99 ${i.floor.ms.p99} ms | ratio ×${i.ratio.throughput} (≥ 0.8), p99 ×${i.ratio.p99} (≤ 1.5)`);
+    lines.push(`ingestion ×${i.connections}: service ${i.service.per_second}/s p50 ${i.service.ms.p50} p99 ${i.service.ms.p99} ms | floor ${i.floor.per_second}/s p50 ${i.floor.ms.p50} p99 ${i.floor.ms.p99} ms | ratio ×${i.ratio.throughput} (≥ 0.8), p99 ×${i.ratio.p99} (≤ 1.5) | empty pipeline ${i.empty_pipeline.per_second}/s`);
   }
   const b = o.batch;
   if (b) lines.push(`batch ${b.batch_size}: service ${b.service.events_per_second} events/s | floor ${b.floor.events_per_second} events/s (target ≥ 20000)`);

@@ -12,8 +12,8 @@ export interface Target {
   readonly connections: number;
   readonly path: string;
   readonly key: string;
-  /** A new request body for every request. */
-  readonly body: () => string;
+  /** A new request body for every request: a POST. Without one, a GET. */
+  readonly body?: () => string;
 }
 
 export interface LoadResult {
@@ -48,12 +48,14 @@ export async function load(targets: readonly Target[], seconds: number, expect: 
               duration: seconds,
               timeout: 30,
               requests: [
-                {
-                  method: 'POST',
-                  path: target.path,
-                  headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
-                  setupRequest: (request) => ({ ...request, body: target.body() }),
-                },
+                target.body === undefined
+                  ? { method: 'GET', path: target.path, headers: target.key ? { authorization: `Bearer ${target.key}` } : {} }
+                  : {
+                      method: 'POST',
+                      path: target.path,
+                      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+                      setupRequest: (request) => ({ ...request, body: (target.body as () => string)() }),
+                    },
               ],
             },
             (error, result) => {
