@@ -12,8 +12,9 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+COPY public ./public
 USER node
 EXPOSE 3000
 # A cap on V8's old generation: without it V8 sizes the heap from the machine's memory and lets it grow to about
-# twice what the service needs under load (docs/performance.md, "Memory").
+# twice what the service needs under load (docs/performance.md, "What was changed").
 CMD ["node", "--max-old-space-size=192", "dist/src/main.js"]

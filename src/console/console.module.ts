@@ -1,9 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
+import { consoleAssets } from './console-assets.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
 import { ConsoleStoresController } from './console-stores.controller.js';
@@ -17,4 +18,9 @@ import { PlatformService } from './platform.service.js';
   controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
   providers: [PageSender, PlatformService, ConsolePageFilter],
 })
-export class ConsoleModule {}
+export class ConsoleModule implements OnModuleInit {
+  /** Reads the stylesheet and scripts at start-up, so that a deployment without them fails to start, not to serve. */
+  onModuleInit(): void {
+    consoleAssets();
+  }
+}
