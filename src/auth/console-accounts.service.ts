@@ -8,7 +8,8 @@ import { violatedConstraint } from '../database/database-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
-import { digestToken, newToken } from './console-credentials.js';
+import { newToken } from './console-credentials.js';
+import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
 import {
   dummyPasswordHash,
@@ -147,7 +148,7 @@ export class ConsoleAccountsService {
               a.id AS account_id, a.merchant_id, a.email
          FROM console_sessions s JOIN console_accounts a ON a.id = s.account_id
         WHERE s.token_digest = $1 AND s.expires_at > now()`,
-      [digestToken(token), REFRESH_RESOLUTION_SECONDS],
+      [digestSecret(token), REFRESH_RESOLUTION_SECONDS],
     )) as Array<{ session_id: string; stale: boolean; account_id: string; merchant_id: string; email: string }>;
     if (!row) return null;
     if (row.stale) {
@@ -168,7 +169,7 @@ export class ConsoleAccountsService {
       .getRepository(ConsoleSession)
       .createQueryBuilder()
       .delete()
-      .where('token_digest = :digest', { digest: digestToken(token) })
+      .where('token_digest = :digest', { digest: digestSecret(token) })
       .execute();
   }
 
@@ -180,7 +181,7 @@ export class ConsoleAccountsService {
       .values({
         id: newId(),
         accountId,
-        tokenDigest: digestToken(token),
+        tokenDigest: digestSecret(token),
         createdAt: () => 'now()',
         refreshedAt: () => 'now()',
         expiresAt: () => `now() + interval '${SESSION_IDLE_MINUTES} minutes'`,

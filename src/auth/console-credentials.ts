@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
 
@@ -12,8 +12,6 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** 256 random bits, base64url: a session token or an anonymous CSRF seed. */
 export const newToken = (): string => randomBytes(32).toString('base64url');
-
-export const digestToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** The cookie's value when it has the shape of a token; anything else is as good as no cookie. */
 export function readToken(request: Request, name: string): string | null {

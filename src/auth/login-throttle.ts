@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitStore } from '../common/http/rate-limit-store.js';
+import { digestSecret } from './key-secret.js';
 
 const WINDOW_SECONDS = 15 * 60;
 /** Failures allowed per email in the window, whether or not an account has that email. */
@@ -49,4 +49,4 @@ export class LoginThrottle {
 }
 
 /** Counters are named by a digest of the email: a shared store never holds the addresses people typed. */
-const emailKey = (email: string): string => createHash('sha256').update(email, 'utf8').digest('hex');
+const emailKey = (email: string): string => digestSecret(email);

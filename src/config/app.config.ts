@@ -132,8 +132,7 @@ function parsePlatform(env: NodeJS.ProcessEnv): PlatformConfig | null {
   if (scopes.some((scope) => !/^[a-z_]+$/.test(scope))) {
     throw new ConfigError('PLATFORM_SCOPES must be a comma-separated list such as read_products,read_orders');
   }
-  const timeoutMs = parseCount('PLATFORM_TIMEOUT_MS', env.PLATFORM_TIMEOUT_MS, 5000);
-  if (timeoutMs < 1) throw new ConfigError('PLATFORM_TIMEOUT_MS must be at least 1');
+  const timeoutMs = parsePositive('PLATFORM_TIMEOUT_MS', env.PLATFORM_TIMEOUT_MS, 5000);
   return { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, scopes, timeoutMs, tokenKey };
 }
 

@@ -104,10 +104,10 @@ export class ConsoleStoresController {
   ): Promise<void> {
     const today = new Date().toISOString().slice(0, 10);
     const to = typeof rawTo === 'string' && rawTo !== '' ? rawTo : today;
-    const from = typeof rawFrom === 'string' && rawFrom !== '' ? rawFrom : addDays(DATE.test(to) && isDate(to) ? to : today, -29);
+    const from = typeof rawFrom === 'string' && rawFrom !== '' ? rawFrom : addDays(isDate(to) ? to : today, -29);
     const errors: FieldError[] = [];
     for (const [field, value] of [['from', from], ['to', to]] as const) {
-      if (!DATE.test(value) || !isDate(value)) errors.push({ field, code: 'invalid_date', message: `${field} must be a date such as ${today}` });
+      if (!isDate(value)) errors.push({ field, code: 'invalid_date', message: `${field} must be a date such as ${today}` });
     }
     if (errors.length === 0 && from > to) errors.push({ field: 'from', code: 'not_before_to', message: 'The first day must not be after the last' });
     if (errors.length) {
@@ -160,7 +160,7 @@ export class ConsoleStoresController {
   private async issue(principal: MerchantPrincipal, store: Store, values: IssueFormValues): Promise<CreatedApiKeyResponse> {
     const request: Record<string, unknown> = { name: values.name, scopes: values.scopes, store_id: store.id };
     if (values.expires_at !== '') {
-      if (!DATE.test(values.expires_at) || !isDate(values.expires_at)) {
+      if (!isDate(values.expires_at)) {
         throw ProblemError.field('expires_at', 'invalid_date', 'Enter the expiry as a date, or leave it empty');
       }
       request.expires_at = `${values.expires_at}T00:00:00Z`;
@@ -192,8 +192,9 @@ export class ConsoleStoresController {
 
 const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
-/** A real calendar date (2026-02-30 is not), from 1970 to 9998 so that the day after is one too. */
+/** A real calendar date as YYYY-MM-DD (2026-02-30 is not), from 1970 to 9998 so that the day after is one too. */
 const isDate = (date: string): boolean => {
+  if (!DATE.test(date)) return false;
   const time = Date.parse(`${date}T00:00:00Z`);
   return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === date && date >= '1970-01-01' && date <= '9998-12-31';
 };

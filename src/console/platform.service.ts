@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
-import { digestToken, newToken } from '../auth/console-credentials.js';
+import { newToken } from '../auth/console-credentials.js';
+import { digestSecret } from '../auth/key-secret.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import type { Store } from '../stores/store.entity.js';
@@ -67,7 +68,7 @@ export class PlatformService {
       .createQueryBuilder()
       .insert()
       .values({
-        stateDigest: digestToken(state),
+        stateDigest: digestSecret(state),
         sessionId: identity.sessionId,
         storeId: store.id,
         shop,
@@ -105,7 +106,7 @@ export class PlatformService {
     const [rows] = (await this.dataSource.query(
       `DELETE FROM platform_oauth_states WHERE state_digest = $1 AND session_id = $2
        RETURNING store_id, shop, expires_at > now() AS live`,
-      [digestToken(value('state')), identity.sessionId],
+      [digestSecret(value('state')), identity.sessionId],
     )) as [Array<{ store_id: string; shop: string; live: boolean }>, number];
     const pending = rows[0];
     if (!pending || !pending.live) throw failure.state();

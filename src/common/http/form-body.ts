@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { ProblemError } from '../problems/problem.error.js';
+import { hasBody } from './json-body.middleware.js';
 
 /** Console forms are small: a few fields, the largest an API key or a password. */
 const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50, type: () => true });
@@ -9,9 +10,7 @@ const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameter
  * with 415. A request without a body gets an empty form.
  */
 export async function readForm(request: Request, response: Response): Promise<void> {
-  const length = request.headers['content-length'];
-  const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-  if (!hasBody) {
+  if (!hasBody(request)) {
     request.body = {};
     return;
   }

@@ -39,7 +39,8 @@ export class JsonBodyMiddleware implements NestMiddleware {
   }
 }
 
-function hasBody(request: Request): boolean {
+/** True when the request carries a body (a length above zero, or chunks). */
+export function hasBody(request: Request): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

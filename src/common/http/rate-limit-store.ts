@@ -31,11 +31,6 @@ export class RateLimitStore implements OnModuleDestroy {
     this.redis?.on('error', (error: Error) => this.logger.warn({ reason: error.message }, 'rate-limit store unreachable'));
   }
 
-  /** True when counters are shared between instances. */
-  get shared(): boolean {
-    return this.redis !== null;
-  }
-
   limiter(options: LimiterOptions): RateLimiterAbstract {
     const memory = new RateLimiterMemory({ keyPrefix: options.keyPrefix, points: options.points, duration: options.durationSeconds });
     if (this.redis === null) return memory;
