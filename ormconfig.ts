@@ -13,6 +13,7 @@ import { InitialSchema1763776800000 } from './src/database/migrations/1763776800
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
 import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations/1763900000000-event-ingestion-and-metrics.js';
 import { SellerConsole1764000000000 } from './src/database/migrations/1764000000000-seller-console.js';
+import { ConsoleAccess1764100000000 } from './src/database/migrations/1764100000000-console-access.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -40,6 +41,7 @@ export const migrations = [
   CatalogAndSessions1763820000000,
   EventIngestionAndMetrics1763900000000,
   SellerConsole1764000000000,
+  ConsoleAccess1764100000000,
 ];
 
 /**

@@ -30,6 +30,8 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // Behind a proxy the socket's address is the proxy's: rate limits and sign-in throttling need the client's.
+  app.set('trust proxy', config.trustProxy);
   app.use((request: Request, response: Response, next: NextFunction) => {
     assignRequestId(request, response);
     // API answers may carry secrets (a new key) or tenant data: no cache, shared or private, may keep them.

@@ -297,6 +297,14 @@ suite('seller console in Chromium', () => {
       await page.locator('#daily').locator('xpath=ancestor::details[1]/summary').click();
       await shot(page, 'metrics-phone');
 
+      // who has access, from the top bar, with the remove button inside the screen
+      await navigate(page, watched, () => page.getByRole('link', { name: 'Access' }).click());
+      expect(await page.locator('tr[data-account-id]').count()).toBeGreaterThanOrEqual(1);
+      await fits('console access');
+      await shot(page, 'access-phone');
+      await navigate(page, watched, () => page.getByRole('link', { name: 'Password' }).click());
+      await fits('change password');
+
       expect(watched.problems).toEqual([]);
     } finally {
       await context.close();

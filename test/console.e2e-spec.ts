@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { generateSecret, MERCHANT_KEY_PREFIX } from '../src/auth/key-secret.js';
+import { FIRST_EMAIL_DELAY_SECONDS } from '../src/auth/login-throttle.js';
 import type { PlatformConfig } from '../src/config/app.config.js';
 import { bearer, OPERATOR_KEY, type TestApp, useApp } from './support/app.js';
 import {
@@ -223,7 +224,9 @@ describe('seller console', () => {
       const row = rows[0] as { email: string; password_hash: string };
       expect(row.email).toBe(email.toLowerCase());
       const stored = JSON.stringify(rows);
-      for (const secret of [password, tenant.admin.secret, tenant.admin.id, tenant.admin.secret.slice(0, 8)]) expect(stored).not.toContain(secret);
+      for (const secret of [password, tenant.admin.secret, tenant.admin.secret.slice(0, 8)]) expect(stored).not.toContain(secret);
+      // the key is referred to by its id, the way every key is named in the API, never by its secret
+      expect(rows[0].api_key_id).toBe(tenant.admin.id);
 
       // scrypt$N$r$p$salt$hash with N = 2^14, r = 8, p = 5, and the hash is scrypt of the password under that salt
       const parts = row.password_hash.split('$');
@@ -292,35 +295,45 @@ describe('seller console', () => {
       expectSeeOther(ok, '/console');
     });
 
-    it('forgets the key once checked: the account lives on when that key is revoked', async () => {
+    it('ends the account with the key that granted it: revoked, its session and its password no longer work', async () => {
       const tenant = await createTenant(t);
       const signUpKey = await issueKey(t, tenant.admin.secret, { name: 'for the console', scopes: ['admin'] });
       const account = await signUp(t, signUpKey.secret);
+      expectPage(await account.get('/console'), 200);
       expect((await t.http().delete(`/v1/api-keys/${signUpKey.id}`).set(bearer(tenant.admin.secret))).status).toBe(200);
 
-      expectPage(await account.get('/console'), 200);
-      const again = await logIn(t, account);
-      expect(storeIds((await again.page('/console')).text)).toEqual([tenant.storeId]);
+      expectSeeOther(await account.get('/console'), '/console/login');
+      expectPage(await new ConsoleClient(t).submitLogIn({ email: account.email, password: PASSWORD }), 401);
+      expect(await accountRows(t, { merchantId: tenant.merchantId })).toEqual([]);
     });
 
-    it('refuses an email that already has an account, in any case and with any merchant, with 422 on email', async () => {
+    it('refuses an email that already has an account in the same merchant, in any case, with 422 on email', async () => {
       const first = await createTenant(t);
-      const second = await createTenant(t);
       const email = uniqueEmail();
       await signUp(t, first, { email });
 
-      for (const [tenant, typed] of [
-        [first, email],
-        [first, email.toUpperCase()],
-        [second, ` ${email.replace(/^./, (c) => c.toUpperCase())} `],
-      ] as const) {
+      for (const typed of [email, email.toUpperCase(), ` ${email.replace(/^./, (c) => c.toUpperCase())} `]) {
         const client = new ConsoleClient(t);
-        const response = await client.submitSignUp({ admin_key: tenant.admin.secret, email: typed, password: `${PASSWORD} 2` });
+        const response = await client.submitSignUp({ admin_key: first.admin.secret, email: typed, password: `${PASSWORD} 2` });
         expectFieldErrors(response, ['email']);
         expect(setCookies(response, 'sf_console')).toEqual([]);
       }
       expect(await accountRows(t, { email })).toHaveLength(1);
-      expect(await accountRows(t, { merchantId: second.merchantId })).toEqual([]);
+    });
+
+    it("never tells one merchant about another's people: the same email signs up separately in each", async () => {
+      const first = await createTenant(t);
+      const second = await createTenant(t);
+      const email = uniqueEmail();
+      await signUp(t, first, { email });
+      await signUp(t, second, { email: ` ${email.toUpperCase()} `, password: `${PASSWORD} 2` });
+
+      expect(await accountRows(t, { email })).toHaveLength(2);
+      // each password opens its own merchant's console
+      const one = await logIn(t, { email, password: PASSWORD });
+      expect(storeIds((await one.page('/console')).text)).toEqual([first.storeId]);
+      const two = await logIn(t, { email, password: `${PASSWORD} 2` });
+      expect(storeIds((await two.page('/console')).text)).toEqual([second.storeId]);
     });
 
     it.each<[string, { email?: string; password?: string }, string]>([
@@ -1279,17 +1292,20 @@ function expectThrottled(response: Response): void {
 }
 
 const wrongPassword = `${PASSWORD} (wrong)`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('login throttling per email', () => {
   const t = useApp();
 
-  it('refuses the 6th attempt after 5 wrong passwords with 429 and Retry-After, even with the right password', async () => {
+  it('makes the attempt after 5 wrong passwords wait, with 429 and Retry-After, even with the right password', async () => {
     const account = await signUp(t, await createTenant(t));
     const neighbour = await signUp(t, await createTenant(t));
     const browser = new ConsoleClient(t);
 
     for (let i = 0; i < 5; i++) expectPage(await browser.submitLogIn({ email: account.email, password: wrongPassword }), 401);
-    expectThrottled(await browser.submitLogIn({ email: account.email, password: PASSWORD }));
+    const refused = await browser.submitLogIn({ email: account.email, password: PASSWORD });
+    expectThrottled(refused);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(FIRST_EMAIL_DELAY_SECONDS);
     expectThrottled(await new ConsoleClient(t).submitLogIn({ email: account.email, password: PASSWORD }));
     expect(await sessionsOfEmail(t, account.email)).toBe(1); // the sign-up's only
 
@@ -1298,13 +1314,29 @@ describe('login throttling per email', () => {
     await logIn(t, neighbour);
   });
 
+  it('never locks the owner out: once the wait has passed the right password signs in, and each further failure doubles the wait', async () => {
+    const account = await signUp(t, await createTenant(t));
+    const browser = new ConsoleClient(t);
+    for (let i = 0; i < 5; i++) expectPage(await browser.submitLogIn({ email: account.email, password: wrongPassword }), 401);
+    await sleep(FIRST_EMAIL_DELAY_SECONDS * 1000 + 200);
+
+    expectPage(await browser.submitLogIn({ email: account.email, password: wrongPassword }), 401); // the sixth failure
+    const refused = await browser.submitLogIn({ email: account.email, password: PASSWORD });
+    expectThrottled(refused);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(FIRST_EMAIL_DELAY_SECONDS);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(2 * FIRST_EMAIL_DELAY_SECONDS);
+    await sleep(Number(refused.headers['retry-after']) * 1000 + 200);
+    await logIn(t, account);
+  }, 30_000);
+
   it('counts failures for an email without an account too', async () => {
     const tenant = await createTenant(t);
     const email = uniqueEmail();
     const browser = new ConsoleClient(t);
 
     for (let i = 0; i < 5; i++) expectPage(await browser.submitLogIn({ email, password: PASSWORD }), 401);
-    // the account created now cannot be logged in to until the window passes
+    expectThrottled(await new ConsoleClient(t).submitLogIn({ email, password: PASSWORD }));
+    // the account created now cannot be logged in to until the wait has passed
     await signUp(t, tenant, { email });
     expectThrottled(await new ConsoleClient(t).submitLogIn({ email, password: PASSWORD }));
   });

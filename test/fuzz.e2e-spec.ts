@@ -64,6 +64,8 @@ interface Side {
   eventId: string;
   /** A key of the merchant other than the one the requests use: what `DELETE /v1/api-keys/{key_id}` may name. */
   spareKey: Key;
+  /** A console account of the merchant: what `DELETE /v1/console-accounts/{account_id}` may name. */
+  consoleAccountId: string;
 }
 
 interface OpenApi {
@@ -114,7 +116,10 @@ describe('fuzzing every route', () => {
       .send(eventBody('purchase', shop, { session_id: sessionId, occurred_at: new Date().toISOString() }));
     expect(event.status).toBe(201);
     const spareKey = await issueKey(t, secret, { scopes: ['events'], store_id: tenant.storeId });
-    return { tenant, shop, secondStoreId, questionnaireId: questionnaire.id, sessionId, spareSessionId, eventId: event.body.id, spareKey };
+    const account = await signUp(t, tenant);
+    const accounts = await t.http().get('/v1/console-accounts').set(bearer(secret));
+    const consoleAccountId = (accounts.body.data as { id: string; email: string }[]).find((a) => a.email === account.email)?.id as string;
+    return { tenant, shop, secondStoreId, questionnaireId: questionnaire.id, sessionId, spareSessionId, eventId: event.body.id, spareKey, consoleAccountId };
   }
 
   /** Every id of a side, for use as a (possibly wrong) value anywhere. */
@@ -130,6 +135,7 @@ describe('fuzzing every route', () => {
     side.sessionId,
     side.eventId,
     side.spareKey.id,
+    side.consoleAccountId,
     side.tenant.admin.id,
   ];
   const allIds = () => [...idsOf(mine), ...idsOf(theirs)];
@@ -139,6 +145,7 @@ describe('fuzzing every route', () => {
     if (name === 'store_id') return side.tenant.storeId;
     if (name === 'product_id') return side.shop.productId;
     if (name === 'key_id') return side.spareKey.id;
+    if (name === 'account_id') return side.consoleAccountId;
     if (name === 'code') return 'validation_failed';
     if (name === 'name') return 'console.css';
     if (name !== 'id') throw new Error(`no fixture for {${name}} in ${path}`);

@@ -6,7 +6,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import type { AccessRule } from '../src/auth/access.decorators.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from './support/app.js';
-import { ConsoleClient, errorCode, logIn, signUp } from './support/console-client.js';
+import { ConsoleClient, errorCode, logIn, PASSWORD, signUp } from './support/console-client.js';
 import { type StandinPlatform, startPlatform } from './support/platform-standin.js';
 import { fillPath, type RegisteredRoute, registeredRoutes } from './support/route-table.js';
 
@@ -75,7 +75,7 @@ interface Recipe {
   /** A resource consumed by the call (deleted, decided…), made anew for each cell in the path's store. */
   fresh?: Fresh;
 }
-type Fresh = 'key' | 'type' | 'chart' | 'product' | 'variant' | 'questionnaire' | 'started' | 'recommended';
+type Fresh = 'key' | 'account' | 'type' | 'chart' | 'product' | 'variant' | 'questionnaire' | 'started' | 'recommended';
 
 const BODY_CHART = [
   { label: 'S', measurements: { chest: { min: 86, max: 94 }, waist: { min: 71, max: 79 } } },
@@ -110,6 +110,8 @@ const RECIPES: Record<string, Recipe> = {
   'GET /v1/api-keys': { query: (w) => `store_id=${w.storeId}`, refs: true },
   'POST /v1/api-keys': { body: (w, n) => ({ name: `key-${n}`, scopes: ['catalog'], store_id: w.storeId }), refs: true },
   'DELETE /v1/api-keys/{key_id}': { fresh: 'key' },
+  'GET /v1/console-accounts': {},
+  'DELETE /v1/console-accounts/{account_id}': { fresh: 'account' },
   'GET /v1/stores': {},
   'POST /v1/stores': { body: (_, n) => ({ name: `store-${n}` }) },
   'GET /v1/stores/{store_id}': {},
@@ -170,6 +172,11 @@ const RECIPES: Record<string, Recipe> = {
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
 const CONSOLE_RECIPES: Record<string, { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' }> = {
   'GET /console': {},
+  'GET /console/access': {},
+  'POST /console/access/{account_id}/remove': {},
+  'GET /console/password': {},
+  // The same password again: the change still ends the account's other sessions, and later cells can sign in.
+  'POST /console/password': { form: { current_password: PASSWORD, new_password: PASSWORD } },
   'GET /console/platform/callback': {},
   'POST /console/logout': { fresh: 'session' },
   'GET /console/stores/{store_id}': {},
@@ -325,6 +332,12 @@ describe('tenant isolation matrix', () => {
     switch (kind) {
       case 'key':
         return make('/v1/api-keys', { name: unique('key'), scopes: ['catalog'], store_id: w.storeId });
+      case 'account': {
+        const account = await signUp(t, w.admin, { email: `${unique('account')}@example.test` });
+        const list = await http().get('/v1/console-accounts?limit=100').set(bearer(w.admin));
+        mark(w.merchant, list.body);
+        return String((list.body.data as { id: string; email: string }[]).find((a) => a.email === account.email)?.id);
+      }
       case 'type':
         return make(`${base}/product-types`, { name: unique('type'), category: 'tops', zone_weights: { chest: 1 } });
       case 'chart':
@@ -471,7 +484,7 @@ describe('tenant isolation matrix', () => {
     for (const param of route.params) {
       if (param === 'store_id') continue;
       const resource = resourceOf(route.path, param);
-      const consumed = recipe.fresh !== undefined && (param === 'id' || param === 'key_id');
+      const consumed = recipe.fresh !== undefined && (param === 'id' || param === 'key_id' || param === 'account_id');
       if (consumed) {
         values[param] = await fresh(recipe.fresh as Fresh, w);
         continue;
@@ -493,6 +506,11 @@ describe('tenant isolation matrix', () => {
 
   /** After a denied DELETE, the resource is still there, untouched, for its owner. */
   async function expectIntact(route: RegisteredRoute, values: Record<string, string>, owner: World): Promise<void> {
+    if (route.path === '/v1/console-accounts/{account_id}') {
+      const list = await http().get('/v1/console-accounts?limit=100').set(bearer(owner.admin));
+      if (!(list.body.data as { id: string }[]).some((a) => a.id === values.account_id)) damaged.push(`${route.route} ${values.account_id}`);
+      return;
+    }
     if (route.path === '/v1/api-keys/{key_id}') {
       const list = await http().get(`/v1/api-keys?store_id=${owner.storeId}&limit=100`).set(bearer(owner.admin));
       const found = (list.body.data as { id: string; revoked_at: string | null }[]).find((k) => k.id === values.key_id);
@@ -600,12 +618,14 @@ describe('tenant isolation matrix', () => {
           if (recipe.fresh === 'session' && merchant !== null) client = await logIn(t, sessions[merchant]);
           const values: Record<string, string> = { store_id: worlds.A1.storeId };
           if (route.params.includes('key_id')) values.key_id = await fresh('key', worlds.A1);
+          if (route.params.includes('account_id')) values.account_id = await fresh('account', worlds.A1);
           const path = fillPath(route.path, values);
           await client.page(merchant === null ? '/console/login' : '/console'); // a CSRF token of this browser
           const response = route.method === 'GET' ? await client.get(path) : await client.post(path, recipe.form ?? {});
           const got = cell(response);
           const where = `${route.route} [${name}]`;
-          const storePage = route.params.includes('store_id');
+          // A store or an account of merchant A is not found for B's session.
+          const storePage = route.params.includes('store_id') || route.params.includes('account_id');
           // Signing out ends on the sign-in page too; what matters is that it ended this session and no other.
           const logout = route.route === 'POST /console/logout';
           const expected = merchant === null || logout ? 'login' : merchant === 'B' && storePage ? '404' : 'pass';

@@ -154,27 +154,36 @@ export class ApiKeysService {
   }
 
   /**
-   * Revokes a key of the caller's merchant; a store-bound admin key reaches only keys of its own store. Revoking a
-   * revoked key changes nothing. A key never revokes itself: rotation creates the replacement first.
+   * Revokes a key of the caller's merchant, and removes the console accounts it granted; a store-bound admin key
+   * reaches only keys of its own store. Revoking a revoked key changes nothing. A key never revokes itself: rotation creates the replacement first.
    */
   async revoke(principal: MerchantPrincipal, keyId: string): Promise<ApiKeyResponse> {
     if (!isId(keyId)) throw ProblemError.notFound('API key');
     if (keyId === principal.keyId) {
       throw new ProblemError('cannot_revoke_self', 'A key cannot revoke itself; revoke it with another admin key');
     }
-    const repository = this.dataSource.getRepository(ApiKey);
     const where = {
       id: keyId,
       merchantId: principal.merchantId,
       ...(principal.storeId === null ? {} : { storeId: principal.storeId }),
     };
-    await repository
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'now()' })
-      .where({ ...where, revokedAt: IsNull() })
-      .execute();
-    const key = await repository.findOneBy(where);
+    const key = await this.dataSource.transaction(async (manager) => {
+      const repository = manager.getRepository(ApiKey);
+      await repository
+        .createQueryBuilder()
+        .update()
+        .set({ revokedAt: () => 'now()' })
+        .where({ ...where, revokedAt: IsNull() })
+        .execute();
+      // Console access granted with the key ends with it (docs/decisions/006-console-access.md); the key's row lock,
+      // taken above, orders this with a sign-up presenting the key.
+      await manager.query(
+        `DELETE FROM console_accounts a USING api_keys k
+          WHERE k.id = a.api_key_id AND k.id = $1 AND k.merchant_id = $2 AND k.revoked_at IS NOT NULL`,
+        [keyId, principal.merchantId],
+      );
+      return repository.findOneBy(where);
+    });
     if (!key) throw ProblemError.notFound('API key');
     return ApiKeyResponse.from(key);
   }

@@ -1,6 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { ApiKey } from './api-key.entity.js';
 
-/** A person who signs in to the seller console on behalf of a merchant. */
+/**
+ * A person who signs in to the seller console on behalf of a merchant, for as long as the admin key presented at
+ * sign-up stays live (docs/decisions/006-console-access.md).
+ */
 @Entity({ name: 'console_accounts' })
 export class ConsoleAccount {
   @PrimaryColumn({ type: 'uuid' })
@@ -9,7 +13,15 @@ export class ConsoleAccount {
   @Column({ type: 'uuid', name: 'merchant_id' })
   merchantId: string;
 
-  /** Trimmed and lower-cased. */
+  /** The unrestricted admin key that granted the access: revoked, the account goes; expired, it cannot sign in. */
+  @Column({ type: 'uuid', name: 'api_key_id' })
+  apiKeyId: string;
+
+  @ManyToOne(() => ApiKey, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'api_key_id' })
+  apiKey?: ApiKey;
+
+  /** Trimmed and lower-cased; unique within the merchant. */
   @Column({ type: 'text' })
   email: string;
 
@@ -19,6 +31,9 @@ export class ConsoleAccount {
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
+
+  @Column({ type: 'timestamptz', name: 'last_signed_in_at', nullable: true })
+  lastSignedInAt: Date | null;
 }
 
 /** A signed-in browser. The cookie holds the token; only its digest is stored. */

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
-import { newId } from '../common/http/ids.js';
+import { isId, newId } from '../common/http/ids.js';
+import { type Page, type PageQuery, paginate } from '../common/http/pagination.js';
 import { RateLimitStore } from '../common/http/rate-limit-store.js';
-import type { FieldError } from '../common/problems/problem.error.js';
-import { violatedConstraint } from '../database/database-errors.js';
+import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
+import { ConsoleAccountResponse } from './dto/console-account.response.js';
 import { newToken } from './console-credentials.js';
 import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -27,8 +28,12 @@ export const SESSION_MAX_HOURS = 12;
 /** `refreshed_at` moves at most this often, so most requests only read the session. */
 const REFRESH_RESOLUTION_SECONDS = 60;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const EMAIL_MAX_LENGTH = 254;
+/** An email names accounts in at most a few merchants; each one costs a password check at sign-in. */
+const ACCOUNTS_PER_EMAIL_CHECKED = 5;
+
+/** The account's key is live: neither revoked nor expired. Sign-in, sessions and sign-up all ask it. */
+const LIVE_KEY = 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())';
 
 export interface SignUp {
   readonly adminKey: string;
@@ -46,12 +51,16 @@ export interface ConsoleIdentity {
 
 export type SignUpResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] };
 
+export type TooManyAttempts = { readonly ok: false; readonly reason: 'too_many_attempts'; readonly retryAfterSeconds: number };
+
 export type LogInResult =
   | { readonly ok: true; readonly token: string }
   | { readonly ok: false; readonly reason: 'invalid_credentials' }
-  | { readonly ok: false; readonly reason: 'too_many_attempts'; readonly retryAfterSeconds: number };
+  | TooManyAttempts;
 
-/** Console accounts and their browser sessions (docs/decisions/005-seller-console.md). */
+export type PasswordChangeResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] } | TooManyAttempts;
+
+/** Console accounts and their browser sessions (docs/decisions/005-seller-console.md, 006-console-access.md). */
 @Injectable()
 export class ConsoleAccountsService {
   private readonly throttle: LoginThrottle;
@@ -71,83 +80,105 @@ export class ConsoleAccountsService {
   }
 
   /**
-   * Creates an account of the merchant whose unrestricted admin key is presented, and signs it in. Whatever is
-   * wrong with the key gets the same answer, and a bad key counts as a failed attempt of the client's address.
+   * Creates an account of the merchant whose unrestricted admin key is presented, bound to that key, and signs it in.
+   * Whatever is wrong with the key gets the same answer; a bad key and an email the merchant already has count as
+   * failed attempts of the client's address (the second so that a key holder cannot list the merchant's people fast). An email is unique within the merchant only, so the answer never depends on another
+   * merchant's people.
    */
-  async signUp(form: SignUp, address: string): Promise<SignUpResult | Extract<LogInResult, { reason: 'too_many_attempts' }>> {
+  async signUp(form: SignUp, address: string): Promise<SignUpResult | TooManyAttempts> {
     const wait = await this.throttle.waitSeconds(null, address);
     if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
 
     const email = normaliseEmail(form.email);
     const errors: FieldError[] = [];
-    if (!EMAIL.test(email) || email.length > EMAIL_MAX_LENGTH) {
+    if (!isEmailAddress(email)) {
       errors.push({ field: 'email', code: 'invalid_email', message: 'Enter an email address such as name@example.com' });
     }
-    const length = passwordLength(form.password);
-    if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-      errors.push({
-        field: 'password',
-        code: 'invalid_password',
-        message: `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`,
-      });
-    } else if (normaliseEmail(form.password) === email) {
-      errors.push({ field: 'password', code: 'invalid_password', message: 'The password must not be your email address' });
-    }
+    errors.push(...passwordErrors(form.password, email));
     const key = await this.apiKeys.authenticate(form.adminKey.trim());
     if (!key || key.storeId !== null || !key.scopes.includes('admin')) {
       await this.throttle.failed(null, address);
-      errors.push({
-        field: 'admin_key',
-        code: 'invalid_admin_key',
-        message: 'This is not an active, unrestricted admin key of a merchant',
-      });
+      errors.push({ field: 'admin_key', code: 'invalid_admin_key', message: 'This is not an active, unrestricted admin key of a merchant' });
     }
     if (errors.length || !key) return { ok: false, errors };
 
     const passwordHash = await hashPassword(form.password);
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        const account = manager.getRepository(ConsoleAccount).create({ id: newId(), merchantId: key.merchantId, email, passwordHash });
-        await manager.getRepository(ConsoleAccount).insert(account);
-        return { ok: true as const, token: await this.startSession(manager.getRepository(ConsoleSession), account.id) };
-      });
-    } catch (error) {
-      if (violatedConstraint(error)?.constraint !== 'console_accounts_email_key') throw error;
-      return { ok: false, errors: [{ field: 'email', code: 'email_taken', message: 'An account with this email already exists' }] };
-    }
+    const created = await this.dataSource.transaction(async (manager) => {
+      // The key's row lock orders this sign-up with a revocation of the key: either the revocation sees the account
+      // and removes it, or this sees the key revoked and creates nothing.
+      const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [key.id])) as unknown[];
+      if (!live) return 'key_gone' as const;
+      // An account whose key has expired holds its email until someone signs up with a live key.
+      await manager.query(
+        `DELETE FROM console_accounts a USING api_keys k
+          WHERE k.id = a.api_key_id AND a.merchant_id = $1 AND a.email = $2 AND NOT (${LIVE_KEY})`,
+        [key.merchantId, email],
+      );
+      const inserted = (await manager.query(
+        `INSERT INTO console_accounts (id, merchant_id, api_key_id, email, password_hash, last_signed_in_at)
+         VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT ON CONSTRAINT console_accounts_merchant_email_key DO NOTHING RETURNING id`,
+        [newId(), key.merchantId, key.id, email, passwordHash],
+      )) as Array<{ id: string }>;
+      if (!inserted.length) return 'email_taken' as const;
+      return { token: await this.startSession(manager.getRepository(ConsoleSession), inserted[0].id) };
+    });
+    if (typeof created === 'object') return { ok: true, token: created.token };
+    await this.throttle.failed(null, address);
+    return {
+      ok: false,
+      errors: [
+        created === 'key_gone'
+          ? { field: 'admin_key', code: 'invalid_admin_key', message: 'This is not an active, unrestricted admin key of a merchant' }
+          : { field: 'email', code: 'email_taken', message: 'This merchant already has an account with this email; log in instead' },
+      ],
+    };
   }
 
-  /** Signs in. An unknown email and a wrong password are one answer, in the same time. */
+  /**
+   * Signs in. An unknown email and a wrong password are one answer, in about the same time. An email may have an
+   * account in several merchants (each with its own password): the one whose password matches is signed in, the
+   * most recently used first.
+   */
   async logIn(rawEmail: string, password: string, address: string): Promise<LogInResult> {
     const email = normaliseEmail(rawEmail);
     const wait = await this.throttle.waitSeconds(email, address);
     if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
 
-    const account = await this.dataSource
-      .getRepository(ConsoleAccount)
-      .createQueryBuilder('account')
-      .addSelect('account.passwordHash')
-      .where('account.email = :email', { email })
-      .getOne();
-    const matches = await verifyPassword(password, account?.passwordHash ?? (await dummyPasswordHash()));
-    if (!account || !matches) {
+    const candidates = (await this.dataSource.query(
+      `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys k ON k.id = a.api_key_id
+        WHERE a.email = $1 AND ${LIVE_KEY}
+        ORDER BY a.last_signed_in_at DESC NULLS LAST, a.id DESC LIMIT $2`,
+      [email, ACCOUNTS_PER_EMAIL_CHECKED],
+    )) as Array<{ id: string; password_hash: string }>;
+    let accountId: string | null = null;
+    for (const candidate of candidates) {
+      if (await verifyPassword(password, candidate.password_hash)) {
+        accountId = candidate.id;
+        break;
+      }
+    }
+    if (candidates.length === 0) await verifyPassword(password, await dummyPasswordHash());
+    if (accountId === null) {
       await this.throttle.failed(email, address);
       return { ok: false, reason: 'invalid_credentials' };
     }
     await this.throttle.succeeded(email);
-    const sessions = this.dataSource.getRepository(ConsoleSession);
     // Sign-in is when ended sessions are swept: people sign in far less often than they make requests.
-    await sessions.createQueryBuilder().delete().where('expires_at <= now()').execute();
-    return { ok: true, token: await this.startSession(sessions, account.id) };
+    await this.dataSource.query(`DELETE FROM console_sessions WHERE expires_at <= now()`);
+    await this.dataSource.query(`UPDATE console_accounts SET last_signed_in_at = now() WHERE id = $1`, [accountId]);
+    return { ok: true, token: await this.startSession(this.dataSource.getRepository(ConsoleSession), accountId) };
   }
 
-  /** The live session of a cookie token, refreshing its idle expiry; null when there is none. */
+  /** The live session of a cookie token, refreshing its idle expiry; null when there is none or its key is not live. */
   async authenticate(token: string): Promise<ConsoleIdentity | null> {
     const [row] = (await this.dataSource.query(
       `SELECT s.id AS session_id, s.refreshed_at < now() - make_interval(secs => $2) AS stale,
               a.id AS account_id, a.merchant_id, a.email
-         FROM console_sessions s JOIN console_accounts a ON a.id = s.account_id
-        WHERE s.token_digest = $1 AND s.expires_at > now()`,
+         FROM console_sessions s
+         JOIN console_accounts a ON a.id = s.account_id
+         JOIN api_keys k ON k.id = a.api_key_id
+        WHERE s.token_digest = $1 AND s.expires_at > now() AND ${LIVE_KEY}`,
       [digestSecret(token), REFRESH_RESOLUTION_SECONDS],
     )) as Array<{ session_id: string; stale: boolean; account_id: string; merchant_id: string; email: string }>;
     if (!row) return null;
@@ -163,14 +194,51 @@ export class ConsoleAccountsService {
     return { sessionId: row.session_id, accountId: row.account_id, merchantId: row.merchant_id, email: row.email };
   }
 
+  /**
+   * Changes the signed-in account's password after checking the current one, and ends every session of the account
+   * (a thief's too): the browser that changed it gets a new one. A wrong current password counts as a failed sign-in.
+   */
+  async changePassword(identity: ConsoleIdentity, current: string, next: string, address: string): Promise<PasswordChangeResult> {
+    const wait = await this.throttle.waitSeconds(identity.email, address);
+    if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
+    const [account] = (await this.dataSource.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [identity.accountId])) as Array<{
+      password_hash: string;
+    }>;
+    if (!account || !(await verifyPassword(current, account.password_hash))) {
+      await this.throttle.failed(identity.email, address);
+      return { ok: false, errors: [{ field: 'current_password', code: 'invalid_credentials', message: 'This is not your current password' }] };
+    }
+    const errors = passwordErrors(next, identity.email);
+    if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
+    const passwordHash = await hashPassword(next);
+    const token = await this.dataSource.transaction(async (manager) => {
+      await manager.query(`UPDATE console_accounts SET password_hash = $2 WHERE id = $1`, [identity.accountId, passwordHash]);
+      await manager.query(`DELETE FROM console_sessions WHERE account_id = $1`, [identity.accountId]);
+      return this.startSession(manager.getRepository(ConsoleSession), identity.accountId);
+    });
+    return { ok: true, token };
+  }
+
+  /** The merchant's accounts whose key is live, newest first: everyone who can sign in to its console. */
+  list(merchantId: string, page: PageQuery): Promise<Page<ConsoleAccountResponse>> {
+    const query = this.dataSource
+      .getRepository(ConsoleAccount)
+      .createQueryBuilder('account')
+      .innerJoinAndSelect('account.apiKey', 'k')
+      .where('account.merchant_id = :merchantId', { merchantId })
+      .andWhere(LIVE_KEY);
+    return paginate(query, page, ConsoleAccountResponse.from);
+  }
+
+  /** Removes an account of the merchant, and with it every session: its next request is signed out. */
+  async remove(merchantId: string, accountId: string): Promise<void> {
+    const removed = isId(accountId) ? await this.dataSource.getRepository(ConsoleAccount).delete({ id: accountId, merchantId }) : null;
+    if (!removed?.affected) throw ProblemError.notFound('console account');
+  }
+
   /** Ends the session of a cookie token, if it has one. */
   async logOut(token: string): Promise<void> {
-    await this.dataSource
-      .getRepository(ConsoleSession)
-      .createQueryBuilder()
-      .delete()
-      .where('token_digest = :digest', { digest: digestSecret(token) })
-      .execute();
+    await this.dataSource.query(`DELETE FROM console_sessions WHERE token_digest = $1`, [digestSecret(token)]);
   }
 
   private async startSession(sessions: Repository<ConsoleSession>, accountId: string): Promise<string> {
@@ -189,6 +257,30 @@ export class ConsoleAccountsService {
       .execute();
     return token;
   }
+}
+
+/**
+ * `local@domain.tld` without white space, checked in linear time and only below the length limit: a regular
+ * expression with two unbounded runs that can match the same characters takes quadratic time on a crafted address.
+ */
+export function isEmailAddress(email: string): boolean {
+  if (email.length > EMAIL_MAX_LENGTH || /\s/.test(email)) return false;
+  const at = email.indexOf('@');
+  if (at < 1 || at !== email.lastIndexOf('@')) return false;
+  const domain = email.slice(at + 1);
+  const dot = domain.indexOf('.', 1);
+  return dot > 0 && dot < domain.length - 1;
+}
+
+function passwordErrors(password: string, email: string): FieldError[] {
+  const length = passwordLength(password);
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    return [{ field: 'password', code: 'invalid_password', message: `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }];
+  }
+  if (normaliseEmail(password) === email) {
+    return [{ field: 'password', code: 'invalid_password', message: 'The password must not be your email address' }];
+  }
+  return [];
 }
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();

@@ -10,8 +10,14 @@ export interface AppConfig {
   readonly dataDir: string;
   /** The operator bootstrap secret from the environment, if one was given. */
   readonly operatorBootstrapKey: string | null;
-  /** Requests per minute per credential on /v1; 0 turns the limit off. */
+  /** Requests per minute per key on /v1; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Requests per minute per client address on /v1, whatever key they carry; 0 turns this limit off. */
+  readonly rateLimitPerAddressPerMinute: number;
+  /** Express's `trust proxy`: which proxies' `X-Forwarded-For` names the client; `false` trusts none. */
+  readonly trustProxy: boolean | number | string;
+  /** Open connections one client address may hold at once; 0 turns the cap off. */
+  readonly maxConnectionsPerAddress: number;
   /** Where rate-limit counters live when several instances must share them; `null`: in this process's memory. */
   readonly redisUrl: string | null;
   /** How long a client may take to send a request's headers, and the whole request, before it is cut off. */
@@ -69,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   const port = parsePort(env.PORT);
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
+  const rateLimitPerMinute = parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 6000);
   return {
     port,
     host,
@@ -77,13 +84,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl,
     dataDir: nonEmpty(env.DATA_DIR) ?? './data',
     operatorBootstrapKey,
-    rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 6000),
+    rateLimitPerMinute,
+    // Several integrations may share an address (one backend, several stores' keys): room for a few keys' worth.
+    rateLimitPerAddressPerMinute: parseCount('RATE_LIMIT_PER_ADDRESS_PER_MINUTE', env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, rateLimitPerMinute * 4),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    maxConnectionsPerAddress: parseCount('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 256),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     headersTimeoutMs,
     requestTimeoutMs,
     publicUrl: parsePublicUrl(env.PUBLIC_URL, host, port),
     platform: parsePlatform(env),
   };
+}
+
+/**
+ * `TRUST_PROXY`: unset or `false` trusts no proxy (the socket's address is the client); `true` trusts every hop;
+ * a number trusts that many hops; anything else is Express's list of trusted addresses or subnets
+ * (`loopback`, `10.0.0.0/8, 192.168.1.1`).
+ */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  const raw = nonEmpty(value);
+  if (raw === null || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  if (!/^[0-9A-Za-z.:/, ]+$/.test(raw)) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops or a list of addresses, not "${raw}"`);
+  }
+  return raw;
 }
 
 function parseRedisUrl(value: string | undefined): string | null {

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
-import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
+import { type ConsoleIdentity, ConsoleAccountsService } from '../auth/console-accounts.service.js';
 import {
   ANONYMOUS_COOKIE,
   clearTokenCookie,
+  csrfToken,
   readToken,
   SESSION_COOKIE,
   setTokenCookie,
@@ -14,12 +15,12 @@ import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';
 import { ConsolePageFilter } from './console-page.filter.js';
-import { formText, Page, PageSender } from './console-pages.js';
-import { errorPage, logInPage, signUpPage } from './pages/account-pages.js';
+import { formText, Page, PageSender, SignedIn } from './console-pages.js';
+import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { storesPage } from './pages/store-pages.js';
 
-/** Sign-up, sign-in, sign-out and the list of the merchant's stores. */
+/** Sign-up, sign-in, sign-out, the password, who has access, and the list of the merchant's stores. */
 @ApiExcludeController()
 @UseFilters(ConsolePageFilter)
 @Controller('console')
@@ -98,6 +99,56 @@ export class ConsoleAccountsController {
     if (token !== null) await this.accounts.logOut(token);
     clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
     this.pages.redirect(response, '/console/login');
+  }
+
+  @Get('access')
+  @ConsolePage({ signedIn: true })
+  async access(
+    @Page() page: PageContext,
+    @SignedIn() identity: ConsoleIdentity,
+    @Query('after') after: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    const accounts = await this.accounts.list(identity.merchantId, { limit: 100, ...(isId(after) ? { starting_after: after } : {}) });
+    this.pages.send(response, 200, accessPage(page, { accounts: accounts.data, more: accounts.next_cursor, ownId: identity.accountId }));
+  }
+
+  /** Removing one's own account signs out; anyone else's sessions end at their next request. */
+  @Post('access/:account_id/remove')
+  @ConsolePage({ signedIn: true })
+  async removeAccount(@SignedIn() identity: ConsoleIdentity, @Param('account_id') accountId: string, @Res() response: Response): Promise<void> {
+    await this.accounts.remove(identity.merchantId, accountId);
+    if (accountId !== identity.accountId) return this.pages.redirect(response, '/console/access');
+    clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
+    this.pages.redirect(response, '/console/login');
+  }
+
+  @Get('password')
+  @ConsolePage({ signedIn: true })
+  passwordForm(@Page() page: PageContext, @Res() response: Response): void {
+    this.pages.send(response, 200, passwordPage(page));
+  }
+
+  @Post('password')
+  @ConsolePage({ signedIn: true })
+  async changePassword(
+    @Page() page: PageContext,
+    @SignedIn() identity: ConsoleIdentity,
+    @Body() body: Record<string, unknown>,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const result = await this.accounts.changePassword(
+      identity,
+      formText(body, 'current_password'),
+      formText(body, 'new_password'),
+      clientAddress(request),
+    );
+    if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds);
+    if (!result.ok) return this.pages.send(response, 422, passwordPage(page, { errors: result.errors }));
+    // The old session is gone with the others: this browser continues on a new one, with a new CSRF token.
+    setTokenCookie(response, SESSION_COOKIE, result.token, this.accounts.secureCookies);
+    this.pages.send(response, 200, passwordPage({ ...page, csrfToken: csrfToken(result.token) }, { changed: true }));
   }
 
   private signedIn(response: Response, token: string): void {

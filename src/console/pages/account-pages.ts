@@ -1,3 +1,4 @@
+import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
 import type { FieldError } from '../../common/problems/problem.error.js';
 import { html, type Html } from '../html.js';
 import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
@@ -30,7 +31,7 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
     html`<section class="card narrow">
   <h1>Create an account</h1>
   <p class="muted">Use the unrestricted admin key you received when your merchant was created (<code>POST /v1/merchants</code>).
-  It proves you speak for the merchant; it is not stored with your account.</p>
+  It proves you speak for the merchant. Your account lasts as long as that key: if the key is revoked, the account is removed.</p>
   ${otherErrors(errors, ['admin_key', 'email', 'password'])}
   <form method="post" action="/console/signup" class="stack">
     ${csrfField(context)}
@@ -70,6 +71,67 @@ export function errorPage(context: PageContext, page: ErrorPage): Html {
   <p>${page.message}</p>
   ${page.requestId ? html`<p class="muted small">Request id: <code>${page.requestId}</code></p>` : ''}
   <p><a class="button" href="${page.back?.href ?? '/console'}">${page.back?.label ?? 'Back to the console'}</a></p>
+</section>`,
+  );
+}
+
+export interface AccessPage {
+  readonly accounts: readonly ConsoleAccountResponse[];
+  readonly more: string | null;
+  /** The signed-in account, marked "you". */
+  readonly ownId: string;
+}
+
+/** Everyone who can sign in to this merchant's console, each removable. */
+export function accessPage(context: PageContext, page: AccessPage): Html {
+  return layout(
+    context,
+    { title: 'Console access', breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: 'Console access' }] },
+    html`<h1>Console access</h1>
+<section class="card" id="accounts">
+  <p class="muted">Everyone who can sign in to this merchant’s console. Each account lasts as long as the admin key it
+  signed up with: revoking that key removes the account. The API lists the same at <code>/v1/console-accounts</code>.</p>
+  <div class="table-wrap"><table class="accounts">
+  <thead><tr><th>Email</th><th>Signed up with key</th><th>Created</th><th>Last sign-in</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${page.accounts.map((account) => {
+    const own = account.id === page.ownId;
+    return html`<tr data-account-id="${account.id}">
+    <td class="email">${account.email}${own ? html` <span class="badge active">you</span>` : ''}</td>
+    <td class="key">${account.api_key_name} <code>${account.api_key_prefix}…</code></td>
+    <td class="created">${account.created_at.slice(0, 10)}</td>
+    <td class="last">${account.last_signed_in_at ? account.last_signed_in_at.slice(0, 16).replace('T', ' ') : html`<span class="muted">never</span>`}</td>
+    <td class="actions"><form method="post" action="/console/access/${account.id}/remove" data-confirm="${own ? 'Remove your own account? You will be signed out.' : `Remove ${account.email}? Their sessions end at once.`}">
+      ${csrfField(context)}<button type="submit" class="danger small">Remove</button></form></td>
+  </tr>`;
+  })}</tbody>
+  </table></div>
+  ${page.more ? html`<p><a href="/console/access?after=${page.more}">Older accounts →</a></p>` : ''}
+</section>`,
+  );
+}
+
+export function passwordPage(context: PageContext, form: { errors?: readonly FieldError[]; changed?: boolean } = {}): Html {
+  const errors = form.errors ?? [];
+  return layout(
+    context,
+    { title: 'Change password', breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: 'Change password' }] },
+    html`<section class="card narrow">
+  <h1>Change password</h1>
+  ${form.changed
+    ? html`<p class="notice" role="status" data-status="password_changed">Your password is changed. Every other browser signed in to this account has been signed out.</p>`
+    : html`<p class="muted">Changing it signs out every other browser signed in to this account.</p>`}
+  ${otherErrors(errors, ['current_password', 'new_password'])}
+  <form method="post" action="/console/password" class="stack">
+    ${csrfField(context)}
+    <label for="current_password">Current password</label>
+    <input id="current_password" name="current_password" type="password" autocomplete="current-password" required${invalidAttributes(errors, 'current_password')}>
+    ${fieldError(errors, 'current_password')}
+    <label for="new_password">New password</label>
+    <input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="12" maxlength="256"${invalidAttributes(errors, 'new_password')}>
+    <p class="hint">At least 12 characters.</p>
+    ${fieldError(errors, 'new_password')}
+    <button type="submit" class="primary">Change password</button>
+  </form>
 </section>`,
   );
 }

@@ -38,6 +38,8 @@ ${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` 
     ? ''
     : html`<div class="account">
     <span id="account-email">${context.email}</span>
+    <a href="/console/access">Access</a>
+    <a href="/console/password">Password</a>
     <form method="post" action="/console/logout">${csrfField(context)}<button type="submit" class="link">Log out</button></form>
   </div>`}
 </div></header>
