@@ -306,3 +306,40 @@ describe('the sign-up email check under a crafted address', () => {
     expect(delay.max / 1e6).toBeLessThan(150);
   });
 });
+
+describe('sign-in throttling behind a trusted proxy (TRUST_PROXY)', () => {
+  const t = useApp({ trustProxy: 'loopback' });
+
+  it("counts each client's failures by X-Forwarded-For, so one guesser does not lock out everyone behind the proxy", async () => {
+    const account = await signUp(t, await createTenant(t));
+    const guesser = { headers: { 'X-Forwarded-For': '203.0.113.7' } };
+    const browser = new ConsoleClient(t);
+    await browser.page('/console/login');
+    for (let i = 0; i < 20; i++) {
+      expect((await browser.post('/console/login', { email: uniqueEmail(`guess${i}`), password: PASSWORD }, guesser)).status).toBe(401);
+    }
+    expect((await browser.post('/console/login', { email: account.email, password: PASSWORD }, guesser)).status).toBe(429);
+
+    const owner = new ConsoleClient(t);
+    await owner.page('/console/login');
+    const response = await owner.post('/console/login', { email: account.email, password: PASSWORD }, { headers: { 'X-Forwarded-For': '198.51.100.20' } });
+    expectSeeOther(response, '/console');
+  });
+});
+
+describe('sign-in throttling without a trusted proxy', () => {
+  const t = useApp();
+
+  it('ignores X-Forwarded-For: a guesser cannot dodge the address limit by making one up', async () => {
+    const account = await signUp(t, await createTenant(t));
+    const browser = new ConsoleClient(t);
+    await browser.page('/console/login');
+    for (let i = 0; i < 20; i++) {
+      const spoofed = { headers: { 'X-Forwarded-For': `203.0.113.${i}` } };
+      expect((await browser.post('/console/login', { email: uniqueEmail(`guess${i}`), password: PASSWORD }, spoofed)).status).toBe(401);
+    }
+    const response = await browser.post('/console/login', { email: account.email, password: PASSWORD }, { headers: { 'X-Forwarded-For': '198.51.100.20' } });
+    expect(response.status).toBe(429);
+  });
+});
+

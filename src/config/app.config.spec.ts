@@ -204,6 +204,27 @@ describe('loadConfig', () => {
     });
   });
 
+  it('limits each client address to four keys’ worth of requests unless RATE_LIMIT_PER_ADDRESS_PER_MINUTE says otherwise', () => {
+    expect(loadConfig({}).rateLimitPerAddressPerMinute).toBe(24000);
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '100' }).rateLimitPerAddressPerMinute).toBe(400);
+    expect(loadConfig({ RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '50' }).rateLimitPerAddressPerMinute).toBe(50);
+    expect(() => loadConfig({ RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 'lots' })).toThrow(ConfigError);
+  });
+
+  it('trusts no proxy unless TRUST_PROXY names one, as Express reads it', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(() => loadConfig({ TRUST_PROXY: 'every$body' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('caps open connections per client address at 256 by default; 0 turns the cap off', () => {
+    expect(loadConfig({}).maxConnectionsPerAddress).toBe(256);
+    expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '0' }).maxConnectionsPerAddress).toBe(0);
+  });
+
   it('shares rate limits through REDIS_URL only when it is a redis:// address', () => {
     expect(loadConfig({}).redisUrl).toBeNull();
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
