@@ -182,7 +182,7 @@ describe('cohort metrics, property: the service equals the reference computation
       try {
         expect({ what, figures: actual }).toEqual({ what, figures: expected });
       } catch (error) {
-        throw new Error(`${(error as Error).message}\n\nhistory as sent:\n${timeline()}`);
+        throw new Error(`${(error as Error).message}\n\nhistory as sent:\n${timeline()}`, { cause: error });
       }
     };
 

@@ -34,7 +34,7 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
   if (!rows.length) return 0;
   const merchants = rows.map((r) => r.id as string);
   const stores = `(SELECT id FROM stores WHERE merchant_id = ANY($1::uuid[]))`;
-  let events = 0;
+  let events: number;
   await db.query('BEGIN');
   try {
     await db.query(`DELETE FROM session_lines WHERE store_id IN ${stores}`, [merchants]);

@@ -9,7 +9,7 @@ import { ProblemError } from '../common/problems/problem.error.js';
 import { Store } from '../stores/store.entity.js';
 import { readForm } from '../common/http/form-body.js';
 import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
-import { ConsoleAccountsService, type ConsoleIdentity } from './console-accounts.service.js';
+import { ConsoleAccountsService } from './console-accounts.service.js';
 import {
   ANONYMOUS_COOKIE,
   CSRF_FIELD,
@@ -21,7 +21,7 @@ import {
   setTokenCookie,
 } from './console-credentials.js';
 import { CREDENTIAL_PARAMS } from './key-secret.js';
-import type { MerchantPrincipal, Principal } from './principal.js';
+import type { ConsoleIdentity, MerchantPrincipal, Principal } from './principal.js';
 
 /**
  * The global guard: every route is denied unless it declares a rule (see access.decorators.ts). It authenticates

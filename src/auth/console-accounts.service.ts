@@ -12,6 +12,7 @@ import { ConsoleAccountResponse } from './dto/console-account.response.js';
 import { newToken } from './console-credentials.js';
 import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
+import type { ConsoleIdentity } from './principal.js';
 import {
   dummyPasswordHash,
   hashPassword,
@@ -39,14 +40,6 @@ export interface SignUp {
   readonly adminKey: string;
   readonly email: string;
   readonly password: string;
-}
-
-/** A signed-in console user, as the access guard establishes it. */
-export interface ConsoleIdentity {
-  readonly sessionId: string;
-  readonly accountId: string;
-  readonly merchantId: string;
-  readonly email: string;
 }
 
 export type SignUpResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] };

@@ -2,7 +2,14 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Scope } from './api-key.entity.js';
 import type { Store } from '../stores/store.entity.js';
-import type { ConsoleIdentity } from './console-accounts.service.js';
+
+/** A signed-in console user, as the access guard establishes it. */
+export interface ConsoleIdentity {
+  readonly sessionId: string;
+  readonly accountId: string;
+  readonly merchantId: string;
+  readonly email: string;
+}
 
 /** What the guard establishes for a console page: who is signed in (if anyone) and the token its forms carry. */
 export interface ConsoleRequest {

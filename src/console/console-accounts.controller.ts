@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters } from 
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
-import { type ConsoleIdentity, ConsoleAccountsService } from '../auth/console-accounts.service.js';
+import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
 import {
   ANONYMOUS_COOKIE,
   clearTokenCookie,
@@ -11,7 +11,7 @@ import {
   SESSION_COOKIE,
   setTokenCookie,
 } from '../auth/console-credentials.js';
-import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
+import { type ConsoleIdentity, CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';
 import { ConsolePageFilter } from './console-page.filter.js';

@@ -1,9 +1,10 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
 import { clearTokenCookie, readToken, SESSION_COOKIE } from '../auth/console-credentials.js';
 import { PROBLEMS } from '../common/problems/problem-catalog.js';
 import { asProblem } from '../common/problems/problem-details.filter.js';
+import type { ProblemPages } from '../common/problems/problem-pages.js';
 import type { ProblemError } from '../common/problems/problem.error.js';
 import { redactSecrets } from '../common/http/redact.js';
 import { ConsoleError } from './console.error.js';
@@ -76,3 +77,17 @@ export function sendProblemPage(
 /** Console pages, not the API's JSON, for every address under /console but its assets. */
 export const isConsolePage = (path: string): boolean =>
   (path === '/console' || path.startsWith('/console/')) && !path.startsWith('/console/assets/');
+
+/** What the service's error filter uses for console addresses that reach no console route. */
+@Injectable()
+export class ConsoleProblemPages implements ProblemPages {
+  constructor(private readonly pages: PageSender) {}
+
+  owns(request: Request): boolean {
+    return isConsolePage(request.path);
+  }
+
+  send(request: Request, response: Response, problem: ProblemError): void {
+    sendProblemPage(this.pages, request, response, problem);
+  }
+}

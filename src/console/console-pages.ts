@@ -1,7 +1,6 @@
 import { createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
-import type { ConsoleRequest } from '../auth/principal.js';
+import type { ConsoleIdentity, ConsoleRequest } from '../auth/principal.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import type { Html } from './html.js';
 import type { PageContext } from './pages/layout.js';

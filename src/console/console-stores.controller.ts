@@ -1,12 +1,11 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
 import { ConsolePage } from '../auth/access.decorators.js';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import type { CreatedApiKeyResponse } from '../auth/dto/api-key.response.js';
 import { CreateApiKeyRequest } from '../auth/dto/create-api-key.request.js';
-import { CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
+import { type ConsoleIdentity, CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';

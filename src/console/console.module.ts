@@ -5,7 +5,8 @@ import { StoresModule } from '../stores/stores.module.js';
 import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
 import { consoleAssets } from './console-assets.js';
-import { ConsolePageFilter } from './console-page.filter.js';
+import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
+import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
 import { ConsoleStoresController } from './console-stores.controller.js';
 import { PlatformController } from './platform.controller.js';
@@ -16,7 +17,9 @@ import { PlatformService } from './platform.service.js';
   imports: [AuthModule, StoresModule, MetricsModule],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
-  providers: [PageSender, PlatformService, ConsolePageFilter],
+  providers: [PageSender, PlatformService, ConsolePageFilter, { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages }],
+  // The service's error filter answers console addresses that reach no route with the console's pages.
+  exports: [PROBLEM_PAGES],
 })
 export class ConsoleModule implements OnModuleInit {
   /** Reads the stylesheet and scripts at start-up, so that a deployment without them fails to start, not to serve. */

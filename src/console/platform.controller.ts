@@ -2,7 +2,7 @@ import { Controller, Get, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
-import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
+import type { ConsoleIdentity } from '../auth/principal.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { PageSender, SignedIn } from './console-pages.js';
 import { CALLBACK_PATH, PlatformService } from './platform.service.js';

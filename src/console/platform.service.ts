@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { ConsoleIdentity } from '../auth/console-accounts.service.js';
+import type { ConsoleIdentity } from '../auth/principal.js';
 import { newToken } from '../auth/console-credentials.js';
 import { digestSecret } from '../auth/key-secret.js';
 import { ProblemError } from '../common/problems/problem.error.js';

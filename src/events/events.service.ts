@@ -113,7 +113,10 @@ export class EventsService {
         const seen = new Set<string>();
         const first: Pending[] = [];
         const later: Pending[] = [];
-        for (const item of round) (seen.has(item.key) ? later : first).push(item), seen.add(item.key);
+        for (const item of round) {
+          (seen.has(item.key) ? later : first).push(item);
+          seen.add(item.key);
+        }
 
         const rows = first
           .filter((item) => item.problem === null)

@@ -107,7 +107,9 @@ export async function navigate(page: Page, watched: PageWatch, action: () => Pro
   } catch (error) {
     // a navigation that never happens is usually explained by the page: a CSP refusal, a script error
     const seen = [...watched.navigations.slice(start).map((n) => `${n.method} ${n.url} ${n.status}`), ...watched.problems];
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\nat ${page.url()}; navigations and problems so far:\n${seen.join('\n') || '(none)'}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nat ${page.url()}; navigations and problems so far:\n${seen.join('\n') || '(none)'}`, {
+      cause: error,
+    });
   }
   return watched.navigations.slice(start);
 }

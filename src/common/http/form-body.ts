@@ -20,7 +20,7 @@ export async function readForm(request: Request, response: Response): Promise<vo
   await new Promise<void>((resolve, reject) => parseForm(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
   for (const [name, value] of Object.entries(request.body as Record<string, string | string[]>)) {
     if (`${name}${value}`.includes('\u0000')) {
-      throw ProblemError.field(name.replace(/\u0000/g, ''), 'invalid_character', 'Form fields must not contain the NUL character');
+      throw ProblemError.field(name.replaceAll('\u0000', ''), 'invalid_character', 'Form fields must not contain the NUL character');
     }
   }
 }

@@ -1,12 +1,10 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
 import { type FieldError, ProblemError } from './problem.error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
-import { APP_CONFIG, type AppConfig } from '../../config/app.config.js';
-import { isConsolePage, sendProblemPage } from '../../console/console-page.filter.js';
-import { PageSender } from '../../console/console-pages.js';
+import { PROBLEM_PAGES, type ProblemPages } from './problem-pages.js';
 
 /** The RFC 9457 body every 4xx/5xx answer carries. */
 export interface ProblemBody {
@@ -37,11 +35,8 @@ const CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
-  private readonly consolePages: PageSender;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.consolePages = new PageSender(config);
-  }
+  constructor(@Optional() @Inject(PROBLEM_PAGES) private readonly pages?: ProblemPages) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -56,13 +51,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    // A console address that reached no console route (a malformed URL, an unknown method): still a page.
-    if (isConsolePage(request.path)) return sendProblemPage(this.consolePages, request, response, problem);
+    // An address of a feature with pages that reached none of its routes (a malformed URL, an unknown method).
+    if (this.pages?.owns(request)) return this.pages.send(request, response, problem);
     for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
     const body = problemBody(problem, String(request.id ?? ''));
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
   }
-
 }
 
 /** Any error as the problem it answers with: known errors keep their code, anything else is `internal_error`. */
