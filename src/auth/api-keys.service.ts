@@ -11,6 +11,7 @@ import type { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from './key-secret.js';
 import type { MerchantPrincipal } from './principal.js';
+import { transaction } from '../database/transactions.js';
 
 /** `last_used_at` is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -133,7 +134,7 @@ export class ApiKeysService {
     }
     if (errors.length) throw ProblemError.validation(errors);
 
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       if (storeId !== null) {
         const store = isId(storeId)
           ? await manager.getRepository(Store).findOneBy({ id: storeId, merchantId: principal.merchantId })
@@ -167,7 +168,7 @@ export class ApiKeysService {
       merchantId: principal.merchantId,
       ...(principal.storeId === null ? {} : { storeId: principal.storeId }),
     };
-    const key = await this.dataSource.transaction(async (manager) => {
+    const key = await transaction(this.dataSource, async (manager) => {
       const repository = manager.getRepository(ApiKey);
       await repository
         .createQueryBuilder()

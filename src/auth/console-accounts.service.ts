@@ -21,6 +21,7 @@ import {
   passwordLength,
   verifyPassword,
 } from './passwords.js';
+import { transaction } from '../database/transactions.js';
 
 /** A session ends after this long without a request… */
 export const SESSION_IDLE_MINUTES = 30;
@@ -96,7 +97,7 @@ export class ConsoleAccountsService {
     if (errors.length || !key) return { ok: false, errors };
 
     const passwordHash = await hashPassword(form.password);
-    const created = await this.dataSource.transaction(async (manager) => {
+    const created = await transaction(this.dataSource, async (manager) => {
       // The key's row lock orders this sign-up with a revocation of the key: either the revocation sees the account
       // and removes it, or this sees the key revoked and creates nothing.
       const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [key.id])) as unknown[];
@@ -204,7 +205,7 @@ export class ConsoleAccountsService {
     const errors = passwordErrors(next, identity.email);
     if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
     const passwordHash = await hashPassword(next);
-    const token = await this.dataSource.transaction(async (manager) => {
+    const token = await transaction(this.dataSource, async (manager) => {
       await manager.query(`UPDATE console_accounts SET password_hash = $2 WHERE id = $1`, [identity.accountId, passwordHash]);
       await manager.query(`DELETE FROM console_sessions WHERE account_id = $1`, [identity.accountId]);
       return this.startSession(manager.getRepository(ConsoleSession), identity.accountId);

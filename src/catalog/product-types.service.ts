@@ -12,6 +12,7 @@ import {
   ProductTypeResponse,
   type UpdateProductTypeRequest,
 } from './dto/product-type.dto.js';
+import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class ProductTypesService {
@@ -51,7 +52,7 @@ export class ProductTypesService {
 
   /** A type that products use (archived ones included) cannot go: 409 `in_use`. */
   async delete(store: Store, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const type = await findInStore(manager, ProductType, store, id, 'product type', { lock: true });
       if (await manager.existsBy(Product, { productTypeId: type.id })) {
         throw inUse('Products use this product type; give them another type or delete them first');

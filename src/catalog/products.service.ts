@@ -21,6 +21,7 @@ import {
   VariantResponse,
 } from './dto/product.dto.js';
 import { type Removal, removeOrArchive } from './removal.js';
+import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class ProductsService {
@@ -28,7 +29,7 @@ export class ProductsService {
 
   async create(store: Store, request: CreateProductRequest): Promise<ProductResponse> {
     const id = newId();
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       await findReference(manager, ProductType, store, request.product_type_id, 'product_type_id');
       await usableChart(manager, store, request.size_chart_id);
       await refusingDuplicates(() =>
@@ -61,7 +62,7 @@ export class ProductsService {
   }
 
   async update(store: Store, id: string, request: UpdateProductRequest): Promise<ProductResponse> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const product = await findInStore(manager, Product, store, id, 'product', { lock: true });
       if (request.product_type_id !== undefined) {
         await findReference(manager, ProductType, store, request.product_type_id, 'product_type_id');
@@ -86,7 +87,7 @@ export class ProductsService {
 
   /** Archived when sessions or events refer to it (its history stays readable); otherwise deleted with its variants. */
   async delete(store: Store, id: string): Promise<Removal<ProductResponse>> {
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const product = await findInStore(manager, Product, store, id, 'product', { lock: true });
       const referred =
         (await manager.existsBy(FitSession, { productId: product.id })) ||
@@ -97,7 +98,7 @@ export class ProductsService {
 
   async createVariant(store: Store, productId: string, request: CreateVariantRequest): Promise<VariantResponse> {
     const id = newId();
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const product = await findInStore(manager, Product, store, productId, 'product', { lock: true });
       await requireChartLabel(manager, product.sizeChartId, request.size_label);
       await refusingDuplicates(() =>
@@ -136,7 +137,7 @@ export class ProductsService {
     id: string,
     request: UpdateVariantRequest,
   ): Promise<VariantResponse> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const variant = await this.findVariant(manager, store, productId, id);
       if (request.size_label !== undefined) {
         const product = await manager.findOneByOrFail(Product, { id: variant.productId });
@@ -157,7 +158,7 @@ export class ProductsService {
 
   /** Archived when events refer to it; otherwise deleted. */
   async deleteVariant(store: Store, productId: string, id: string): Promise<Removal<VariantResponse>> {
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const variant = await this.findVariant(manager, store, productId, id, { lock: true });
       const referred = await manager.existsBy(FitEvent, { variantId: variant.id });
       return removeOrArchive(manager, Variant, variant, referred, VariantResponse.from);

@@ -11,6 +11,7 @@ import { type MeasurementType, Product, SizeChart, type SizeDefinition, Variant 
 import { inUse } from './catalog.errors.js';
 import { type Removal, removeOrArchive } from './removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
+import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class SizeChartsService {
@@ -42,7 +43,7 @@ export class SizeChartsService {
 
   /** `sizes` replaces every size; a label that variants use must stay. */
   async update(store: Store, id: string, request: UpdateSizeChartRequest): Promise<SizeChartResponse> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const chart = await findInStore(manager, SizeChart, store, id, 'size chart', { lock: true });
       const measurementType = request.measurement_type ?? chart.measurementType;
       const changes: Partial<SizeChart> = {
@@ -68,7 +69,7 @@ export class SizeChartsService {
    * to is archived; otherwise it is deleted.
    */
   async delete(store: Store, id: string): Promise<Removal<SizeChartResponse>> {
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const chart = await findInStore(manager, SizeChart, store, id, 'size chart', { lock: true });
       if (await manager.existsBy(Product, { sizeChartId: chart.id, archivedAt: IsNull() })) {
         throw inUse('Products use this size chart; give them another chart or delete them first');

@@ -11,6 +11,7 @@ import type { Store } from '../stores/store.entity.js';
 import { ConsoleError } from './console.error.js';
 import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
 import { sealToken } from './token-seal.js';
+import { transaction } from '../database/transactions.js';
 
 /** Shop domains as the platform issues them (contract §8). */
 export const SHOP_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
@@ -113,7 +114,7 @@ export class PlatformService {
     if (pending.shop !== shop) throw failure.shopMismatch();
 
     const granted = await this.exchange(platform, shop, value('code'), pending.store_id);
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const [, updated] = (await manager.query(
         `UPDATE stores SET platform = 'shopify', platform_shop = $3 WHERE id = $1 AND merchant_id = $2`,
         [pending.store_id, identity.merchantId, shop],
@@ -133,7 +134,7 @@ export class PlatformService {
 
   /** Forgets the token, and the store's `platform` fields with it: they describe the connection. */
   async disconnect(store: Store): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       await manager.getRepository(PlatformConnection).delete({ storeId: store.id });
       await manager.query(`UPDATE stores SET platform = NULL, platform_shop = NULL WHERE id = $1`, [store.id]);
     });

@@ -25,9 +25,17 @@ export async function retried<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Runs `work` in a transaction, and again (up to three times) when the database rolls it back for a deadlock or a
- * serialization failure. `work` must build its result from scratch on each attempt.
+ * The one way to run a transaction in this service: `work` runs in a transaction, and again (up to three times) when
+ * the database rolls it back for a deadlock or a serialization failure.
+ *
+ * The rule, for every caller:
+ * - Writes that must stand or fall together go in one `transaction(dataSource, work)`; nothing calls
+ *   `dataSource.transaction` or opens a query runner itself, so every transaction is retried the same way.
+ * - Inside, every statement goes through `manager` (on the embedded database the pool has one connection, and the
+ *   global repository would wait for it forever), and `work` builds its result from scratch, with no effect outside
+ *   the database, so that running it again is safe.
+ * - A single statement needs no transaction: it is atomic on its own. Wrap it in `retried` when it can deadlock.
  */
-export function retriedTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+export function transaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   return retried(() => dataSource.transaction(work));
 }

@@ -6,7 +6,7 @@ import { paginate, type Page } from '../common/http/pagination.js';
 import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
 import { queryInStore } from '../common/tenancy/store-scope.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
-import { retried, retriedTransaction } from '../database/transactions.js';
+import { retried, transaction } from '../database/transactions.js';
 import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
 import { readWellFormedEvent } from './dto/event-fast-path.js';
@@ -96,7 +96,7 @@ export class EventsService {
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
     const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => alone(draft));
     const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
-      oneStatement ? retried(() => work(this.dataSource.manager)) : retriedTransaction(this.dataSource, work);
+      oneStatement ? retried(() => work(this.dataSource.manager)) : transaction(this.dataSource, work);
 
     return run(async (manager) => {
       const results = [...refused];

@@ -13,6 +13,7 @@ import {
   type UpdateQuestionnaireRequest,
 } from './dto/questionnaire.dto.js';
 import { FitSession, type Question, Questionnaire, QuestionnaireVersion } from './fit.entities.js';
+import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class QuestionnairesService {
@@ -20,7 +21,7 @@ export class QuestionnairesService {
 
   async create(store: Store, request: CreateQuestionnaireRequest): Promise<QuestionnaireResponse> {
     const id = newId();
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       if (request.default) await clearDefault(manager, store, id);
       const questions = normalised(request.questions);
       await manager.insert(Questionnaire, {
@@ -59,7 +60,7 @@ export class QuestionnairesService {
 
   /** A change of name or questions makes a new version; sessions keep the version they started with. */
   async update(store: Store, id: string, request: UpdateQuestionnaireRequest): Promise<QuestionnaireResponse> {
-    await this.dataSource.transaction(async (manager) => {
+    await transaction(this.dataSource, async (manager) => {
       const questionnaire = await findInStore(manager, Questionnaire, store, id, 'questionnaire', { lock: true });
       const changes: Partial<Questionnaire> = {};
       if (request.default !== undefined && request.default !== questionnaire.isDefault) {
@@ -83,7 +84,7 @@ export class QuestionnairesService {
 
   /** Archived (and no longer the default) when sessions used it; otherwise deleted with its versions. */
   async delete(store: Store, id: string): Promise<Removal<QuestionnaireResponse>> {
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const questionnaire = await findInStore(manager, Questionnaire, store, id, 'questionnaire', { lock: true });
       const referred = await manager.existsBy(FitSession, { questionnaireId: questionnaire.id });
       return removeOrArchive(manager, Questionnaire, questionnaire, referred, (q) => QuestionnaireResponse.from(q), {

@@ -7,7 +7,7 @@ import { isId, newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
-import { retriedTransaction } from '../database/transactions.js';
+import { transaction } from '../database/transactions.js';
 import { markSessionRecommended } from '../events/line-summaries.js';
 import { recordSessionEvents } from '../events/session-events.js';
 import type { Store } from '../stores/store.entity.js';
@@ -35,7 +35,7 @@ export class SessionsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
-    return retriedTransaction(this.dataSource, async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const product = await findReference(manager, Product, store, request.product_id, 'product_id');
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
@@ -78,7 +78,7 @@ export class SessionsService {
 
   /** Valid answers produce a recommendation; invalid ones are a 400 and leave the session as it was. */
   async answer(store: Store, id: string, request: AnswersRequest): Promise<SessionResponse> {
-    return retriedTransaction(this.dataSource, async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const { session, ...context } = await lockSessionForAnswers(manager, store, id);
       if (session.state === 'completed') {
         throw new ProblemError('session_state_conflict', 'The session is completed: its decision is recorded');
@@ -151,7 +151,7 @@ export class SessionsService {
         { field: 'variant_id', code: 'one_of', message },
       ]);
     }
-    return retriedTransaction(this.dataSource, async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const session = await findInStore(manager, FitSession, store, id, 'session', { lock: true });
       if (session.state !== 'recommended' || !session.recommendation) {
         throw new ProblemError(

@@ -6,6 +6,7 @@ import { newId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem.error.js';
 import { type CreatedMerchantResponse, MerchantResponse } from './dto/merchant.dto.js';
 import { Merchant } from './merchant.entity.js';
+import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class MerchantsService {
@@ -16,7 +17,7 @@ export class MerchantsService {
 
   /** A merchant and its first unrestricted admin key, together or not at all. */
   create(name: string): Promise<CreatedMerchantResponse> {
-    return this.dataSource.transaction(async (manager) => {
+    return transaction(this.dataSource, async (manager) => {
       const id = newId();
       await manager.getRepository(Merchant).insert({ id, name });
       const merchant = await manager.getRepository(Merchant).findOneByOrFail({ id });
