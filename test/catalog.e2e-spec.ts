@@ -11,7 +11,7 @@ import {
   type SizeChartBody,
   type SizeDefinitionBody,
 } from './support/catalog-fixtures.js';
-import { createStore, createTenant, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
+import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NO_SUCH_ID = '01a200fa-2ffc-76ba-af25-46c685a280e9';
@@ -25,16 +25,6 @@ describe('catalog', () => {
   const patch = (secret: string, path: string, body: object) => t.http().patch(path).set(bearer(secret)).send(body);
   const del = (secret: string, path: string) => t.http().delete(path).set(bearer(secret));
 
-  /** A 400 whose errors name exactly these fields, with these codes (a code of `undefined` is not checked). */
-  function expectErrors(response: Response, expected: Record<string, string | undefined>): void {
-    expectProblem(response, 400, 'validation_failed');
-    const errors = response.body.errors as { field: string; code: string; message: string }[];
-    expect(errors.map((e) => e.field).sort()).toEqual(Object.keys(expected).sort());
-    for (const error of errors) {
-      expect(error.message).toEqual(expect.any(String));
-      if (expected[error.field] !== undefined) expect({ field: error.field, code: error.code }).toEqual({ field: error.field, code: expected[error.field] });
-    }
-  }
 
   /** Three items created oldest to newest read back newest first in pages of two that follow next_cursor. */
   async function expectTwoPages(secret: string, listPath: string, oldestFirst: string[]): Promise<void> {

@@ -1,8 +1,9 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { Response } from 'supertest';
 import { bearer, useApp } from './support/app.js';
-import { createStore, createTenant, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
-import { createProduct, createShop, createVariant, type Shop } from './support/session-fixtures.js';
+import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
+import { createProduct, createVariant } from './support/catalog-fixtures.js';
+import { createShop, type Shop } from './support/session-fixtures.js';
 import {
   ago,
   ahead,
@@ -126,15 +127,6 @@ describe('events', () => {
     };
   }
 
-  /** A 400 validation_failed whose errors are exactly these (field, code) pairs, each with a message. */
-  function expectErrors(response: Response, expected: { field: string; code: string }[]): void {
-    expectProblem(response, 400, 'validation_failed');
-    const errors = response.body.errors as { field: string; code: string; message: string }[];
-    for (const error of errors) expect(typeof error.message).toBe('string');
-    const order = (a: { field: string; code: string }, b: { field: string; code: string }) =>
-      a.field.localeCompare(b.field) || a.code.localeCompare(b.code);
-    expect(errors.map(({ field, code }) => ({ field, code })).sort(order)).toEqual([...expected].sort(order));
-  }
 
   /** A 400 validation_failed naming exactly these fields (whatever their codes). */
   function expectErrorFields(response: Response, fields: string[]): void {
@@ -670,8 +662,8 @@ describe('events', () => {
 
       it('refuses a variant of another product of the store with not_of_product', async () => {
         const shop = await newShop();
-        const otherProduct = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-        const otherVariant = await createVariant(t, shop.storeId, shop.secret, otherProduct, 'M');
+        const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+        const otherVariant = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
         expectErrors(await postRaw(shop, eventBody('purchase', shop, { variant_id: otherVariant })), [
           { field: 'variant_id', code: 'not_of_product' },
         ]);
@@ -701,7 +693,7 @@ describe('events', () => {
 
       it('refuses a session of another product with 400 session_mismatch other_product', async () => {
         const shop = await newShop();
-        const otherProduct = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
+        const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
         const session = await startSession(shop, otherProduct);
         const response = await postRaw(shop, eventBody('purchase', shop, { session_id: session.id, occurred_at: ahead(0) }));
         expectProblem(response, 400, 'session_mismatch');
@@ -1077,8 +1069,8 @@ describe('events', () => {
 
     it('filters by type, source, session_id, order_id and product_id, alone and together', async () => {
       const shop = await newShop();
-      const otherProduct = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-      const otherM = await createVariant(t, shop.storeId, shop.secret, otherProduct, 'M');
+      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const otherM = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
       const session = await startSession(shop);
       const later = ahead(0);
 
@@ -1316,8 +1308,8 @@ describe('events', () => {
     it('lets a product delete racing an event naming it either archive the product and store the event, or delete it and refuse the event', async () => {
       const shop = await newShop();
       for (let round = 0; round < 6; round++) {
-        const productId = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-        const variantId = await createVariant(t, shop.storeId, shop.secret, productId, 'M');
+        const productId = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+        const variantId = (await createVariant(t, shop.secret, shop.storeId, productId, { size_label: 'M' })).id;
         const body = eventBody('purchase', shop, { product_id: productId, variant_id: variantId });
         const remove = () => t.http().delete(`/v1/stores/${shop.storeId}/products/${productId}`).set(bearer(shop.secret));
         const send = () => (round % 2 ? batchRaw(shop, { events: [body] }) : postRaw(shop, body));

@@ -1,12 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { bearer, useApp } from './support/app.js';
-import { createStore, createTenant, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
+import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Tenant } from './support/fixtures.js';
 import {
-  createProduct,
   createQuestionnaire,
   createShop,
-  createVariant,
   type EventRow,
   sessionEvents,
   type Shop,
@@ -14,6 +12,7 @@ import {
   type SizeLabel,
   withFailingEventInsert,
 } from './support/session-fixtures.js';
+import { createProduct, createVariant } from './support/catalog-fixtures.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const VERDICTS = ['too_small', 'snug', 'regular', 'loose', 'too_large'];
@@ -114,14 +113,6 @@ describe('fit sessions', () => {
     return response.body as Session;
   }
 
-  /** A 400 validation_failed whose errors are exactly these (field, code) pairs, each with a message. */
-  function expectErrors(response: Response, expected: { field: string; code: string }[]): void {
-    expectProblem(response, 400, 'validation_failed');
-    const errors = response.body.errors as { field: string; code: string; message: string }[];
-    for (const error of errors) expect(typeof error.message).toBe('string');
-    const byField = (a: { field: string }, b: { field: string }) => a.field.localeCompare(b.field);
-    expect(errors.map(({ field, code }) => ({ field, code })).sort(byField)).toEqual([...expected].sort(byField));
-  }
 
   /** Everything a recommendation must be, whatever the answers. */
   function expectWellFormed(recommendation: Recommendation | null, shop: Shop): asserts recommendation is Recommendation {
@@ -458,7 +449,7 @@ describe('fit sessions', () => {
           ],
         });
       expect(chart.status).toBe(201);
-      const product = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, chart.body.id);
+      const product = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: chart.body.id })).id;
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, MEASURED_QUESTIONS);
       const sizeFor = async (chest: number, waist: number) => {
         const session = await recommended(
@@ -495,8 +486,8 @@ describe('fit sessions', () => {
 
     it('recommends a size the product has no variant of with variant_id null, and records a decision on it', async () => {
       const shop = await newShop();
-      const bare = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-      const onlyS = await createVariant(t, shop.storeId, shop.secret, bare, 'S');
+      const bare = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const onlyS = (await createVariant(t, shop.secret, shop.storeId, bare, { size_label: 'S' })).id;
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, MEASURED_QUESTIONS);
       const session = await recommended(
         shop,
@@ -942,8 +933,8 @@ describe('fit sessions', () => {
 
     it("refuses a variant of another product, even of the same size, with 400", async () => {
       const shop = await newShop();
-      const otherProduct = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-      const otherVariant = await createVariant(t, shop.storeId, shop.secret, otherProduct, 'M');
+      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const otherVariant = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
       const session = await recommended(shop);
 
       const response = await decideRaw(shop, session.id, { variant_id: otherVariant });
@@ -1267,8 +1258,8 @@ describe('fit sessions', () => {
   describe('listing', () => {
     it('lists the store’s sessions newest first, filtered by state and product, in pages', async () => {
       const shop = await newShop();
-      const otherProduct = await createProduct(t, shop.storeId, shop.secret, shop.productTypeId, shop.sizeChartId);
-      for (const label of SIZES) await createVariant(t, shop.storeId, shop.secret, otherProduct, label);
+      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      for (const label of SIZES) await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: label });
 
       const started = await start(shop);
       const answered = await recommended(shop);

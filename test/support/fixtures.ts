@@ -51,3 +51,24 @@ export function expectProblem(response: { status: number; body: unknown; headers
   expect(typeof body.title).toBe('string');
   expect(body.request_id).toBe(response.headers['request-id']);
 }
+
+/** An expected field error: its field, and its code (left out in the record form as `undefined`: any code). */
+export type ExpectedErrors = Readonly<Record<string, string | undefined>> | ReadonlyArray<{ readonly field: string; readonly code: string }>;
+
+/**
+ * A 400 `validation_failed` whose field errors are exactly these, each with a message: either `{ field: code }` (a
+ * code of `undefined` is not checked), or a list of `{ field, code }` when one field carries several codes.
+ */
+export function expectErrors(response: { status: number; body: unknown; headers: Record<string, unknown> }, expected: ExpectedErrors): void {
+  expectProblem(response, 400, 'validation_failed');
+  const errors = (response.body as { errors: { field: string; code: string; message: string }[] }).errors;
+  for (const error of errors) expect(typeof error.message).toBe('string');
+  const wanted: { field: string; code?: string }[] = Array.isArray(expected)
+    ? expected.map(({ field, code }) => ({ field, code }))
+    : Object.entries(expected).map(([field, code]) => ({ field, code }));
+  const anyCode = new Set(wanted.filter((error) => error.code === undefined).map((error) => error.field));
+  const order = (a: { field: string; code?: string }, b: { field: string; code?: string }) =>
+    a.field.localeCompare(b.field) || (a.code ?? '').localeCompare(b.code ?? '');
+  const got = errors.map(({ field, code }) => ({ field, code: anyCode.has(field) ? undefined : code }));
+  expect(got.sort(order)).toEqual(wanted.sort(order));
+}

@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { bearer, type TestApp } from './app.js';
+import { createProduct, createVariant } from './catalog-fixtures.js';
 
 /** The body chart every session test shops from, smallest size first (cm). */
 export const SIZES = ['S', 'M', 'L', 'XL'] as const;
@@ -27,7 +28,7 @@ let counter = 0;
 
 /**
  * A tops product on the chest/waist body chart above, with one variant per size, created over HTTP with `secret`
- * (a key with the catalog scope or admin). Independent of any other catalog helper.
+ * (a key with the catalog scope or admin).
  */
 export async function createShop(t: TestApp, storeId: string, secret: string): Promise<Shop> {
   const base = `/v1/stores/${storeId}`;
@@ -44,37 +45,10 @@ export async function createShop(t: TestApp, storeId: string, secret: string): P
     .set(bearer(secret))
     .send({ name: `Body chart ${n}`, unit: 'cm', measurement_type: 'body', sizes: BODY_CHART });
   expect(chart.status).toBe(201);
-  const productId = await createProduct(t, storeId, secret, type.body.id, chart.body.id, `Tee ${n}`);
+  const productId = (await createProduct(t, secret, storeId, { title: `Tee ${n}`, product_type_id: type.body.id, size_chart_id: chart.body.id })).id;
   const variants = {} as Record<SizeLabel, string>;
-  for (const label of SIZES) variants[label] = await createVariant(t, storeId, secret, productId, label);
+  for (const label of SIZES) variants[label] = (await createVariant(t, secret, storeId, productId, { size_label: label, sku: `SKU-${n}-${label}` })).id;
   return { storeId, secret, productTypeId: type.body.id, sizeChartId: chart.body.id, productId, variants };
-}
-
-export async function createProduct(
-  t: TestApp,
-  storeId: string,
-  secret: string,
-  productTypeId: string,
-  sizeChartId: string,
-  title = `Product ${++counter}`,
-): Promise<string> {
-  const product = await t
-    .http()
-    .post(`/v1/stores/${storeId}/products`)
-    .set(bearer(secret))
-    .send({ title, product_type_id: productTypeId, size_chart_id: sizeChartId });
-  expect(product.status).toBe(201);
-  return product.body.id as string;
-}
-
-export async function createVariant(t: TestApp, storeId: string, secret: string, productId: string, label: string): Promise<string> {
-  const variant = await t
-    .http()
-    .post(`/v1/stores/${storeId}/products/${productId}/variants`)
-    .set(bearer(secret))
-    .send({ size_label: label, sku: `SKU-${++counter}-${label}` });
-  expect(variant.status).toBe(201);
-  return variant.body.id as string;
 }
 
 /** A questionnaire of the store, created over HTTP (scope fit). */
