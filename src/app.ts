@@ -40,7 +40,7 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   });
   app.use(helmet());
   // No CORS: secret keys belong on the integrator's server, never in a browser.
-  setUpOpenApi(app);
+  setUpOpenApi(app, config.publicUrl);
   await app.init();
   return app;
 }

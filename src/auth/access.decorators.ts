@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Scope } from './api-key.entity.js';
 
 export const ACCESS_RULE = 'size-fit:access-rule';
@@ -57,7 +57,13 @@ export function RequireScope(scope: Scope, options: { store?: boolean; unrestric
         ? 'The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`).'
         : 'The key lacks the scope or credential level (`insufficient_scope`).',
     }),
-    ...(rule.store ? [ApiNotFoundResponse({ description: 'No such store of this merchant (`not_found`).' })] : []),
+    // The guard binds the store (handlers take it with @CurrentStore()), so the parameter is declared here, once.
+    ...(rule.store
+      ? [
+          ApiParam({ name: STORE_PARAM, format: 'uuid', description: 'A store of the key’s merchant; a store-bound key may name only its own.' }),
+          ApiNotFoundResponse({ description: 'No such store of this merchant (`not_found`).' }),
+        ]
+      : []),
   );
 }
 

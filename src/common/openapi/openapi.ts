@@ -47,8 +47,21 @@ const BODY_ERRORS: Record<string, string> = {
   '415': 'Body not sent as `application/json` (`unsupported_media_type`).',
 };
 
+const TAGS: Record<string, string> = {
+  Merchants: 'Merchants and their first admin key (operator bootstrap key).',
+  'API keys': 'The merchant’s keys: issue, list, revoke. Secrets are shown once.',
+  'Console accounts': 'Who can sign in to the merchant’s seller console.',
+  Stores: 'The merchant’s stores.',
+  Catalog: 'A store’s product types, size charts, products and variants.',
+  Fit: 'Questionnaires and fit sessions: answers in, a recommended size with its confidence out, then the decision.',
+  Events: 'Storefront and order events (purchases, returns, exchanges, kept items), deduplicated by source and external_id.',
+  Metrics: 'Descriptive cohort metrics of a store’s fit sessions, in total and per UTC day.',
+};
+
+const SUCCESS: Record<string, string> = { '200': 'OK.', '201': 'Created.', '204': 'Done; no body.' };
+
 /** Serves `/openapi.json`, `/openapi.yaml` and `/docs`, all generated from the controllers and DTOs. */
-export function setUpOpenApi(app: INestApplication): void {
+export function setUpOpenApi(app: INestApplication, publicUrl: string): void {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -59,12 +72,15 @@ export function setUpOpenApi(app: INestApplication): void {
           'codes at /problems).',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A merchant API key (sfk_…)' }, 'api_key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The operator bootstrap key (sfo_…)' }, 'operator')
+      .setLicense('Proprietary', `${publicUrl}/docs`)
+      .addServer(publicUrl)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sfk_ key', description: 'A merchant API key (sfk_…)' }, 'api_key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sfo_ key', description: 'The operator bootstrap key (sfo_…)' }, 'operator')
       .build(),
     { extraModels: [ProblemDetails, ProblemFieldError] },
   );
   documentProblems(document);
+  documentOperations(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 
@@ -85,4 +101,27 @@ function documentProblems(document: OpenAPIObject): void {
       }
     }
   }
+}
+
+/**
+ * What each operation needs, where Swagger UI shows it (its description, not only the `x-credential` extension), a
+ * description on every answer, and every tag declared.
+ */
+function documentOperations(document: OpenAPIObject): void {
+  const tags = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const operation of [item.get, item.post, item.patch, item.put, item.delete]) {
+      if (!operation) continue;
+      const credential = (operation as { 'x-credential'?: string })['x-credential'];
+      if (credential) {
+        const needs = `**Credential:** ${credential}.`;
+        operation.description = operation.description ? `${operation.description}\n\n${needs}` : needs;
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (response && !('$ref' in response) && !response.description) response.description = SUCCESS[status] ?? 'OK.';
+      }
+      for (const tag of operation.tags ?? []) tags.add(tag);
+    }
+  }
+  document.tags = [...tags].sort().map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) }));
 }

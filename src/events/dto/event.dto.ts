@@ -37,17 +37,18 @@ export class EventRequest {
   @IsString()
   type: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Required on order outcomes.' })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'Required on order outcomes.' })
   @IsOptional()
   @IsUUID('all', { message: 'product_id must be an id' })
   product_id?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'A variant of the product. Required on order outcomes.' })
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A variant of the product. Required on order outcomes.' })
   @IsOptional()
   @IsUUID('all', { message: 'variant_id must be an id' })
   variant_id?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'uuid',
     nullable: true,
     description: 'A session of the same product, created no later than `occurred_at`. Send it on assisted purchases.',
@@ -56,18 +57,18 @@ export class EventRequest {
   @IsUUID('all', { message: 'session_id must be an id' })
   session_id?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, description: 'Required on order outcomes; stable across them.' })
+  @ApiPropertyOptional({ type: String, maxLength: 200, nullable: true, description: 'Required on order outcomes; stable across them.' })
   @IsOptional()
   @IsText(200)
   order_id?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, description: 'Required on order outcomes; stable across them.' })
+  @ApiPropertyOptional({ type: String, maxLength: 200, nullable: true, description: 'Required on order outcomes; stable across them.' })
   @IsOptional()
   @IsText(200)
   line_item_id?: string | null;
 
   @ApiPropertyOptional({
-    enum: REASONS,
+    enum: [...REASONS, null],
     nullable: true,
     description: 'Required on `return_requested` and `size_exchange`, refused on other types.',
   })
@@ -75,7 +76,7 @@ export class EventRequest {
   @IsIn(REASONS, { message: 'reason must be size or other' })
   reason?: Reason | null;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_QUANTITY, default: 1, nullable: true, description: 'Units on the line.' })
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: MAX_QUANTITY, default: 1, nullable: true, description: 'Units on the line.' })
   @IsOptional()
   @Max(MAX_QUANTITY)
   @Min(1)
@@ -135,7 +136,7 @@ export class EventResponse {
   @ApiProperty({ nullable: true, type: String })
   line_item_id: string | null;
 
-  @ApiProperty({ enum: REASONS, nullable: true, type: String })
+  @ApiProperty({ enum: [...REASONS, null], nullable: true, type: String })
   reason: Reason | null;
 
   @ApiProperty({ nullable: true, type: Number, description: 'null on the events the service records itself.' })
