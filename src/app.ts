@@ -38,7 +38,9 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
     if (request.path.startsWith('/v1/')) response.setHeader('Cache-Control', 'no-store');
     next();
   });
-  app.use(helmet());
+  // HSTS makes browsers refuse the host and its subdomains over plain HTTP for a year: announced only when the
+  // service is meant to be reached over HTTPS, never for a local or plain-HTTP address.
+  app.use(helmet({ strictTransportSecurity: new URL(config.publicUrl).protocol === 'https:' }));
   // No CORS: secret keys belong on the integrator's server, never in a browser.
   setUpOpenApi(app, config.publicUrl);
   await app.init();

@@ -420,6 +420,31 @@ describe('console: platform connection', () => {
     expect(exchanges()).toHaveLength(1);
   });
 
+  it('accepts values holding &, = and %, signed with them escaped as the platform documents', async () => {
+    const { tenant, session } = await fresh();
+    const extra = { note: '50% off & more=yes', 'a=b&c%': 'd', empty: '' };
+    const params = await approved(session, tenant.storeId, SHOP, { host: true, extra });
+    expectRedirect(await callback(session, params), `/console/stores/${tenant.storeId}`);
+  });
+
+  it('refuses a signature moved to other parameters by shifting where one ends: invalid_hmac, no exchange', async () => {
+    const { tenant, session } = await fresh();
+    const exchanges = exchangesFrom();
+    const genuine = await approved(session, tenant.storeId, SHOP, { extra: { a: '1', b: '2' } });
+    const { a: _a, b: _b, ...rest } = genuine;
+    // Other parameters than the platform signed, which joined without escaping read `a=1&b=2&code=…` all the same.
+    const shifted = [
+      { ...rest, a: '1&b=2' },
+      { ...rest, 'a=1&b': '2' },
+    ];
+    for (const query of shifted) {
+      const response = await callback(session, query);
+      expect({ query, status: response.status, code: errorCode(response.text) }).toEqual({ query, status: 400, code: 'invalid_hmac' });
+    }
+    expect(exchanges()).toEqual([]);
+    await expectNotConnected(tenant.storeId);
+  });
+
   it('refuses a callback with a parameter missing or repeated: invalid_request', async () => {
     const { tenant, session } = await fresh();
     const { storeId } = tenant;

@@ -16,6 +16,7 @@ import {
   edgeString,
   encodeBytes,
   mutationArb,
+  NUMERIC_EXTREMES,
   ODD_ENCODINGS,
   ODD_HEADERS,
   queryArb,
@@ -26,6 +27,7 @@ import {
   sendRaw,
   toJsonText,
 } from './support/fuzz-arbitraries.js';
+import { queryParameters } from './support/query-parameters.js';
 import { fillPath, type RegisteredRoute, registeredRoutes } from './support/route-table.js';
 import { createQuestionnaire, createShop, type Shop } from './support/session-fixtures.js';
 
@@ -69,7 +71,7 @@ interface Side {
 }
 
 interface OpenApi {
-  paths: Record<string, Record<string, { requestBody?: unknown; parameters?: { in: string; name: string }[] }>>;
+  paths: Record<string, Record<string, { requestBody?: unknown; parameters?: { in: string; name: string; schema?: { type?: string } }[] }>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
 }
 
@@ -261,11 +263,16 @@ describe('fuzzing every route', () => {
     db().query(fingerprintSql, [[mine.tenant.merchantId, theirs.tenant.merchantId]]);
 
   let known: Fingerprint | null = null;
+  const changedTables = (before: Fingerprint, after: Fingerprint): string[] =>
+    after.filter((row, i) => row.rows !== before[i]?.rows || row.digest !== before[i]?.digest).map((row) => row.name);
 
   function describeRequest(req: RawRequest): string {
     const body = req.body === undefined ? '' : ` body(${req.body.length} bytes)=${JSON.stringify(req.body.subarray(0, 300).toString('utf8'))}`;
     return `${req.method} ${req.path.slice(0, 300)} headers=${JSON.stringify(req.headers).slice(0, 600)}${body}`;
   }
+
+  /** Set while a property fingerprints what is stored once around a batch of refusals instead of after each one. */
+  let batched = false;
 
   /**
    * Sends one request and checks the three properties: below 500; a refusal outside the console is problem details
@@ -273,7 +280,7 @@ describe('fuzzing every route', () => {
    */
   async function exercise(route: RegisteredRoute | string, req: RawRequest, send: () => Promise<RawAnswer> = () => sendRaw(port, req)): Promise<RawAnswer> {
     const name = typeof route === 'string' ? route : route.route;
-    const before = known ?? (await fingerprint());
+    const before = batched ? null : (known ?? (await fingerprint()));
     const answer = await send();
     tried.set(name, (tried.get(name) ?? 0) + 1);
     const fail = (why: string): never => {
@@ -299,10 +306,12 @@ describe('fuzzing every route', () => {
           body.request_id === answer.headers['request-id'];
         if (!wellFormedProblem) fail('problem details without type, title, status, code or request_id');
       }
-      const after = await fingerprint();
-      const changed = after.filter((row, i) => row.rows !== before[i]?.rows || row.digest !== before[i]?.digest);
-      if (changed.length) fail(`a refused request changed stored rows of ${changed.map((r) => r.name).join(', ')}`);
-      known = after;
+      if (before) {
+        const after = await fingerprint();
+        const changed = changedTables(before, after);
+        if (changed.length) fail(`a refused request changed stored rows of ${changed.join(', ')}`);
+        known = after;
+      }
     } else {
       known = null;
     }
@@ -439,6 +448,52 @@ describe('fuzzing every route', () => {
         }),
         runs(RUNS.paths),
       );
+    }
+  });
+
+  // ——— numbers in the URL ———
+
+  it('answers numeric extremes in every query parameter and every path parameter of every route below 500, refusals as problem details', async () => {
+    const params = queryParameters(t.app);
+    expect([...params.keys()].sort()).toEqual(routes.map((r) => r.route).sort());
+    // the numeric parameters the validation rules declare are the ones the API documents as numbers, and back
+    const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, op]) => (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => ({ route: `${method.toUpperCase()} ${path}`, ...p }))),
+    );
+    const asText = (list: { route: string; name: string }[]) => list.map((p) => `${p.route} ?${p.name}`).sort();
+    const declared = [...params].filter(([route]) => route.includes(' /v1/')).flatMap(([route, list]) => list.map((p) => ({ route, ...p })));
+    expect(asText(declared)).toEqual(asText(documented));
+    const numeric = asText(declared.filter((p) => p.numeric));
+    expect(numeric).toEqual(asText(documented.filter((p) => p.schema?.type === 'integer' || p.schema?.type === 'number')));
+    expect(numeric).toContain('GET /v1/stores/{store_id}/questionnaires/{id} ?version');
+
+    const console = await signUp(t, mine.tenant);
+    /** The route well formed, signed in for the console (with the CSRF token on a form), `path` as given. */
+    const request = (route: RegisteredRoute, path: string): RawRequest => {
+      if (!isConsole(route)) return { ...wellFormed(route), path };
+      const cookie = `sf_console=${console.cookie('sf_console')}; sf_csrf=${console.cookie('sf_csrf')}`;
+      if (route.method !== 'POST') return { method: route.method, path, headers: { Cookie: cookie } };
+      const form = Buffer.from(`_csrf=${encodeBytes(console.csrf as string)}`);
+      return { method: 'POST', path, headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form };
+    };
+    // None of these requests is valid, whatever it answers: nothing stored may change (checked once per route).
+    batched = true;
+    try {
+      for (const route of deletesLast(routes)) {
+        const own = ownValues(route);
+        const before = await fingerprint();
+        for (const value of NUMERIC_EXTREMES) {
+          for (const { name } of params.get(route.route) ?? []) await exercise(route, request(route, `${fillPath(route.path, own)}?${name}=${value}`));
+          // one placeholder at a time, the others right, so that each is what the answer depends on
+          for (const name of route.params) {
+            const path = route.path.replace(/\{([a-z_]+)\}/g, (_, other: string) => (other === name ? value : encodeURIComponent(own[other])));
+            await exercise(route, request(route, path));
+          }
+        }
+        expect({ route: route.route, changed: changedTables(before, await fingerprint()) }).toEqual({ route: route.route, changed: [] });
+      }
+    } finally {
+      batched = false;
     }
   });
 

@@ -186,14 +186,26 @@ export function platformFormSource(platform: PlatformConfig | null): string | nu
 
 const shopBase = (platform: PlatformConfig, shop: string): string => platform.baseUrl.replace('{shop}', shop);
 
-/** Hex HMAC-SHA256, under the app's secret, of every other parameter sorted by name and joined as `k=v&…`. */
-export function callbackSignature(params: URLSearchParams, secret: string): string {
-  const message = [...params.entries()]
-    .filter(([name]) => name !== 'hmac')
+/** Parameters outside the signed message: the signature itself, and the platform's legacy one. */
+const UNSIGNED = new Set(['hmac', 'signature']);
+
+/**
+ * The message the platform signs, as it documents it: every parameter but the signatures, sorted by name, joined
+ * `name=value` with `&`. `%` and `&` in names and values, and `=` in names, are percent-escaped so that no name or
+ * value can pass for a parameter boundary: two different sets of parameters never make the same message.
+ */
+export function callbackMessage(params: URLSearchParams): string {
+  const escape = (text: string) => text.replaceAll('%', '%25').replaceAll('&', '%26');
+  return [...params.entries()]
+    .filter(([name]) => !UNSIGNED.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
+    .map(([name, value]) => `${escape(name).replaceAll('=', '%3D')}=${escape(value)}`)
     .join('&');
-  return createHmac('sha256', secret).update(message, 'utf8').digest('hex');
+}
+
+/** Hex HMAC-SHA256 of the callback's message under the app's secret. */
+export function callbackSignature(params: URLSearchParams, secret: string): string {
+  return createHmac('sha256', secret).update(callbackMessage(params), 'utf8').digest('hex');
 }
 
 function signatureMatches(params: URLSearchParams, sent: string, secret: string): boolean {

@@ -408,6 +408,30 @@ export function queryArb(knownNames: readonly string[], ids: readonly string[]):
     });
 }
 
+// ———————————————————————————————————————— numbers in the URL ————————————————————————————————————————
+
+/**
+ * Numbers at the edges of a 32-bit integer column, of exact doubles and of the number parser, and spellings a lenient
+ * parser takes as numbers: for every query parameter and every path segment. Already URL-encoded.
+ */
+export const NUMERIC_EXTREMES: readonly string[] = [
+  '2147483648', // 2^31
+  '2147483647',
+  '9007199254740992', // 2^53
+  '9007199254740993', // 2^53 + 1, which no double holds
+  '1e308',
+  '1e999',
+  '-0',
+  '-1',
+  '0',
+  '0.5',
+  '1e3',
+  '%201',
+  '0x10',
+  'NaN',
+  'Infinity',
+];
+
 // ———————————————————————————————————————— path segments ————————————————————————————————————————
 
 export const ODD_SEGMENTS: readonly string[] = [

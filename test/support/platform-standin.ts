@@ -112,12 +112,17 @@ export interface StandinPlatform {
   close(): Promise<void>;
 }
 
-/** The callback signature: hex HMAC-SHA256 under `secret` of every parameter but `hmac`, sorted by name, `k=v&…`. */
+/**
+ * The callback signature as the platform documents it: hex HMAC-SHA256 under `secret` of every parameter but `hmac`
+ * and `signature`, sorted by name, joined `k=v&…`, with `%` → `%25` and `&` → `%26` in names and values and
+ * `=` → `%3D` in names. Written from the platform's documentation, not from src.
+ */
 export function signCallback(params: Readonly<Record<string, string | undefined>>, secret: string): string {
+  const escape = (text: string) => text.replaceAll('%', '%25').replaceAll('&', '%26');
   const message = Object.keys(params)
-    .filter((name) => name !== 'hmac' && params[name] !== undefined)
+    .filter((name) => name !== 'hmac' && name !== 'signature' && params[name] !== undefined)
     .sort()
-    .map((name) => `${name}=${params[name]}`)
+    .map((name) => `${escape(name).replaceAll('=', '%3D')}=${escape(params[name] as string)}`)
     .join('&');
   return createHmac('sha256', secret).update(message).digest('hex');
 }

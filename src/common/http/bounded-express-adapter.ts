@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
@@ -11,6 +12,8 @@ export interface ServerLimits {
   readonly headersTimeoutMs: number;
   /** …and the whole request within this one. */
   readonly requestTimeoutMs: number;
+  /** Open connections one client address may hold at once; 0 turns the cap off. */
+  readonly maxConnectionsPerAddress: number;
 }
 
 /**
@@ -33,8 +36,32 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       this.getInstance(),
     );
     server.on('clientError', answerClientError);
+    if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress);
     this.httpServer = server;
   }
+}
+
+/**
+ * One client must not hold every socket (and file descriptor) the process has, idle or sending slowly, and starve
+ * the others: past `max` open connections from one address, a new one is closed as soon as it is accepted.
+ * Behind a proxy every client arrives from the proxy's address, so the cap there is for the proxy to set.
+ */
+function capConnectionsPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress; // missing only when the client is already gone
+    const count = address === undefined ? max : (open.get(address) ?? 0);
+    if (address === undefined || count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
 }
 
 /**

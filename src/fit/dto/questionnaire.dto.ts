@@ -1,6 +1,6 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
@@ -54,12 +54,17 @@ export class UpdateQuestionnaireRequest {
   default?: boolean;
 }
 
+/** Versions are stored as a PostgreSQL `integer`: a larger number would fail in the query rather than not match. */
+const MAX_VERSION = 2 ** 31 - 1;
+const VERSION_RANGE = `version must be a whole number from 1 to ${MAX_VERSION}`;
+
 export class QuestionnaireVersionQuery {
-  @ApiPropertyOptional({ description: 'An earlier version; the current one when left out.', minimum: 1 })
+  @ApiPropertyOptional({ description: 'An earlier version; the current one when left out.', minimum: 1, maximum: MAX_VERSION })
   @IsOptional()
   @Type(() => Number)
-  @Min(1)
-  @IsInt({ message: 'version must be a whole number from 1' })
+  @Max(MAX_VERSION, { message: VERSION_RANGE })
+  @Min(1, { message: VERSION_RANGE })
+  @IsInt({ message: VERSION_RANGE })
   version?: number;
 }
 
