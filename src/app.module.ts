@@ -1,13 +1,12 @@
 import { type DynamicModule, Global, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
+import { ApiGateMiddleware } from './auth/api-gate.middleware.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
-import { RateLimitGuard } from './common/http/rate-limit.guard.js';
 import { RateLimitStore } from './common/http/rate-limit-store.js';
-import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
 import { ProblemsModule } from './common/problems/problems.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
@@ -22,7 +21,7 @@ import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
 
 @Global()
-@Module({ providers: [RateLimitStore, { provide: APP_GUARD, useClass: RateLimitGuard }], exports: [RateLimitStore] })
+@Module({ providers: [RateLimitStore], exports: [RateLimitStore] })
 class RateLimitModule {}
 
 @Module({})
@@ -37,7 +36,6 @@ export class AppModule implements NestModule {
           useFactory: () => dataSource.options,
           dataSourceFactory: async () => dataSource,
         }),
-        // Before AuthModule: its guard is registered first, so floods stop before key lookups.
         RateLimitModule,
         AuthModule,
         MerchantsModule,
@@ -61,10 +59,8 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    // Console forms are read by the access guard (common/http/form-body.ts), whose errors become console pages.
-    consumer
-      .apply(JsonBodyMiddleware)
-      .exclude({ path: 'console', method: RequestMethod.ALL }, { path: 'console/*path', method: RequestMethod.ALL })
-      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+    // Before any guard and before any body is read: rate limits and the shape of the key. Bodies are read by the
+    // access guard once the caller may use the route (common/http/json-body.ts and form-body.ts).
+    consumer.apply(ApiGateMiddleware).forRoutes({ path: 'v1/*path', method: RequestMethod.ALL });
   }
 }

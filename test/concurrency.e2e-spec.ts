@@ -28,7 +28,7 @@ interface Answer {
 
 describe('concurrency', () => {
   // No rate limit: fifty clients of one key are the point here, not the budget.
-  const t = useApp({ rateLimitPerMinute: 0 });
+  const t = useApp({ rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0 });
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS + 10 });
   let base: { host: string; port: number };
 

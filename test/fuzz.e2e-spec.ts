@@ -76,7 +76,7 @@ interface OpenApi {
 }
 
 describe('fuzzing every route', () => {
-  const t = useApp({ rateLimitPerMinute: 0 });
+  const t = useApp({ rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0 });
   let port: number;
   let routes: RegisteredRoute[];
   let openapi: OpenApi;

@@ -415,6 +415,7 @@ describe('tenant isolation matrix', () => {
     platform = await startPlatform();
     t = await startApp({
       rateLimitPerMinute: 0,
+      rateLimitPerAddressPerMinute: 0,
       publicUrl: 'http://127.0.0.1:9',
       platform: {
         baseUrl: platform.baseUrl,

@@ -7,7 +7,10 @@ import { ApiKeysService } from './api-keys.service.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { ConsoleAccessController } from './console-access.controller.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
+import { ConsoleSessionAccess } from './console-session-access.js';
+import { KeyAccess } from './key-access.js';
 import { OperatorKeyService } from './operator-key.service.js';
+import { StoreAccess } from './store-access.js';
 
 @Module({
   imports: [PassportModule.register({ session: false })],
@@ -17,6 +20,9 @@ import { OperatorKeyService } from './operator-key.service.js';
     ConsoleAccountsService,
     OperatorKeyService,
     BearerStrategy,
+    KeyAccess,
+    ConsoleSessionAccess,
+    StoreAccess,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [ApiKeysService, ConsoleAccountsService],

@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { LargeBody } from '../common/http/json-body.js';
 import type { Page } from '../common/http/pagination.js';
 import { problemBody } from '../common/problems/problem-details.filter.js';
 import type { Store } from '../stores/store.entity.js';
@@ -54,6 +55,7 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(200)
+  @LargeBody()
   @RequireScope('events', { store: true })
   @ApiOperation({
     summary: 'Record up to 500 events',

@@ -65,18 +65,18 @@ function handlerQuery(controller: new (...args: never[]) => object, handler: str
       if (typeof arg.data === 'string') return [{ name: arg.data, numeric: false }];
       const dto = types[arg.index];
       if (typeof dto !== 'function' || dto === Object) throw new Error(`${controller.name}.${handler} reads the whole query without a DTO class`);
-      return dtoFields(dto);
+      return dtoFields(dto as new () => object);
     });
 }
 
-function dtoFields(dto: Function): QueryParameter[] {
+function dtoFields(dto: new () => object): QueryParameter[] {
   const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const names = [...new Set(rules.map((rule) => rule.propertyName))];
   return names.map((name) => {
     const own = rules.filter((rule) => rule.propertyName === name);
     const bound = (rule: string) => own.find((r) => r.name === rule)?.constraints[0] as number | undefined;
     // as the validation pipe converts it
-    const convertsToNumber = (plainToInstance(dto as new () => object, { [name]: '7' }) as Record<string, unknown>)[name] === 7;
+    const convertsToNumber = (plainToInstance(dto, { [name]: '7' }) as Record<string, unknown>)[name] === 7;
     const numeric = convertsToNumber || own.some((rule) => rule.name !== undefined && NUMERIC_RULES.has(rule.name));
     return { name, numeric, min: bound('min'), max: bound('max') };
   });

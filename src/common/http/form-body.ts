@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { ProblemError } from '../problems/problem.error.js';
-import { hasBody } from './json-body.middleware.js';
+import { hasBody } from './json-body.js';
 
 /** Console forms are small: a few fields, the largest an API key or a password. */
 const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50, type: () => true });

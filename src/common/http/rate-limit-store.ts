@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '../../config/app.config.js';
@@ -16,7 +16,7 @@ export interface LimiterOptions {
  * (the limits then hold per instance) rather than refusing or waving through every request.
  */
 @Injectable()
-export class RateLimitStore implements OnModuleDestroy {
+export class RateLimitStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimitStore');
   private readonly redis: Redis | null;
 
@@ -26,9 +26,23 @@ export class RateLimitStore implements OnModuleDestroy {
         ? null
         : // Without a queue, commands fail at once while Redis is away; the timeout bounds a Redis that stops answering.
           // It is generous: after the event loop was busy, the timer may run before Redis's waiting answer is read.
-          new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 2_000 });
+          new Redis(config.redisUrl, {
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 1,
+            connectTimeout: 2_000,
+            commandTimeout: 2_000,
+            lazyConnect: true,
+          });
     // ioredis reports connection trouble as 'error' events; without a listener they would crash the process.
     this.redis?.on('error', (error: Error) => this.logger.warn({ reason: error.message }, 'rate-limit store unreachable'));
+  }
+
+  /**
+   * Connects before the service takes requests: otherwise the first ones, sent while the connection is still being
+   * made, would be counted by this instance alone. A Redis that cannot be reached delays nothing (see above).
+   */
+  async onModuleInit(): Promise<void> {
+    await this.redis?.connect().catch(() => undefined); // reported by the 'error' listener; ioredis keeps retrying
   }
 
   limiter(options: LimiterOptions): RateLimiterAbstract {
