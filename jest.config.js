@@ -19,6 +19,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
-  // After every test file: no API key secret in any response but its creation response.
-  setupFilesAfterEnv: ['<rootDir>/test/support/secret-audit.ts'],
+  // After every test file: no API key secret in any response but its creation response, and no answer the
+  // OpenAPI document does not allow.
+  setupFilesAfterEnv: ['<rootDir>/test/support/secret-audit.ts', '<rootDir>/test/support/contract-audit.ts'],
 };

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Page } from '../common/http/pagination.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { RequireScope } from './access.decorators.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
@@ -39,6 +40,10 @@ export class ApiKeysController {
       'itself (403 `cannot_revoke_self`). A store-bound admin key can revoke only keys of its own store.',
   })
   @ApiOkResponse({ type: ApiKeyResponse })
+  @ApiProblems(
+    { code: 'cannot_revoke_self', when: 'The key names itself: create its replacement first, then revoke it with that' },
+    { code: 'not_found', when: 'No such key of this merchant (for a store-bound key: of its store)' },
+  )
   revoke(@CurrentPrincipal() principal: MerchantPrincipal, @Param('key_id') keyId: string): Promise<ApiKeyResponse> {
     return this.apiKeys.revoke(principal, keyId);
   }

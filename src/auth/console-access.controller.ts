@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import { RequireScope } from './access.decorators.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
@@ -29,6 +30,7 @@ export class ConsoleAccessController {
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Remove a console account', description: 'Its sessions end at once; its next request is signed out.' })
   @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiProblems({ code: 'not_found', when: 'No such console account of this merchant' })
   async remove(@CurrentPrincipal() principal: MerchantPrincipal, @Param('account_id') accountId: string): Promise<void> {
     await this.accounts.remove(principal.merchantId, accountId);
   }

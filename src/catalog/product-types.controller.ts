@@ -3,10 +3,13 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { CreateProductTypeRequest, ProductTypeResponse, UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
+
+const NO_SUCH_TYPE = { code: 'not_found', when: 'No such product type in this store' } as const;
 
 @ApiTags('Catalog')
 @Controller('v1/stores/:store_id/product-types')
@@ -33,6 +36,7 @@ export class ProductTypesController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Get a product type' })
   @ApiOkResponse({ type: ProductTypeResponse })
+  @ApiProblems(NO_SUCH_TYPE)
   get(@CurrentStore() store: Store, @Param('id') id: string): Promise<ProductTypeResponse> {
     return this.types.get(store, id);
   }
@@ -41,6 +45,7 @@ export class ProductTypesController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Update a product type', description: 'Only the fields sent change.' })
   @ApiOkResponse({ type: ProductTypeResponse })
+  @ApiProblems(NO_SUCH_TYPE)
   update(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -54,6 +59,7 @@ export class ProductTypesController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Delete a product type', description: 'Refused with 409 `in_use` while products use it.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(NO_SUCH_TYPE, { code: 'in_use', when: 'Products use the product type' })
   delete(@CurrentStore() store: Store, @Param('id') id: string): Promise<void> {
     return this.types.delete(store, id);
   }

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import {
@@ -18,6 +19,10 @@ import {
 import { ProductsService } from './products.service.js';
 import { answerRemoval } from './removal.js';
 
+const NO_SUCH_PRODUCT = { code: 'not_found', when: 'No such product in this store' } as const;
+const NO_SUCH_VARIANT = { code: 'not_found', when: 'No such product in this store, or no such variant of it' } as const;
+const DUPLICATE = { code: 'duplicate', when: 'Another product or variant of this store has the external_id' } as const;
+
 @ApiTags('Catalog')
 @Controller('v1/stores/:store_id/products')
 export class ProductsController {
@@ -27,6 +32,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a product', description: '409 `duplicate` when the external_id is taken.' })
   @ApiCreatedResponse({ type: ProductResponse })
+  @ApiProblems(DUPLICATE)
   create(@CurrentStore() store: Store, @Body() body: CreateProductRequest): Promise<ProductResponse> {
     return this.products.create(store, body);
   }
@@ -43,6 +49,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Get a product' })
   @ApiOkResponse({ type: ProductResponse })
+  @ApiProblems(NO_SUCH_PRODUCT)
   get(@CurrentStore() store: Store, @Param('id') id: string): Promise<ProductResponse> {
     return this.products.get(store, id);
   }
@@ -51,6 +58,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Update a product', description: 'Only the fields sent change.' })
   @ApiOkResponse({ type: ProductResponse })
+  @ApiProblems(NO_SUCH_PRODUCT, DUPLICATE)
   update(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -67,6 +75,7 @@ export class ProductsController {
   })
   @ApiOkResponse({ type: ProductResponse, description: 'Archived.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(NO_SUCH_PRODUCT)
   async delete(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -79,6 +88,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a variant', description: "`size_label` must be a label of the product's chart." })
   @ApiCreatedResponse({ type: VariantResponse })
+  @ApiProblems(NO_SUCH_PRODUCT, DUPLICATE)
   createVariant(
     @CurrentStore() store: Store,
     @Param('product_id') productId: string,
@@ -91,6 +101,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: "List a product's variants" })
   @ApiPage(VariantResponse)
+  @ApiProblems(NO_SUCH_PRODUCT)
   listVariants(
     @CurrentStore() store: Store,
     @Param('product_id') productId: string,
@@ -103,6 +114,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Get a variant' })
   @ApiOkResponse({ type: VariantResponse })
+  @ApiProblems(NO_SUCH_VARIANT)
   getVariant(
     @CurrentStore() store: Store,
     @Param('product_id') productId: string,
@@ -115,6 +127,7 @@ export class ProductsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Update a variant', description: 'Only the fields sent change.' })
   @ApiOkResponse({ type: VariantResponse })
+  @ApiProblems(NO_SUCH_VARIANT, DUPLICATE)
   updateVariant(
     @CurrentStore() store: Store,
     @Param('product_id') productId: string,
@@ -129,6 +142,7 @@ export class ProductsController {
   @ApiOperation({ summary: 'Delete a variant', description: 'Archived (200) when events refer to it; deleted (204) otherwise.' })
   @ApiOkResponse({ type: VariantResponse, description: 'Archived.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(NO_SUCH_VARIANT)
   async deleteVariant(
     @CurrentStore() store: Store,
     @Param('product_id') productId: string,

@@ -4,11 +4,14 @@ import type { Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { CreateSizeChartRequest, SizeChartResponse, UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 import { answerRemoval } from './removal.js';
 import { SizeChartsService } from './size-charts.service.js';
+
+const NO_SUCH_CHART = { code: 'not_found', when: 'No such size chart in this store' } as const;
 
 @ApiTags('Catalog')
 @Controller('v1/stores/:store_id/size-charts')
@@ -35,6 +38,7 @@ export class SizeChartsController {
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Get a size chart' })
   @ApiOkResponse({ type: SizeChartResponse })
+  @ApiProblems(NO_SUCH_CHART)
   get(@CurrentStore() store: Store, @Param('id') id: string): Promise<SizeChartResponse> {
     return this.charts.get(store, id);
   }
@@ -46,6 +50,7 @@ export class SizeChartsController {
     description: 'Only the fields sent change; `sizes` replaces every size, and must keep the labels variants use.',
   })
   @ApiOkResponse({ type: SizeChartResponse })
+  @ApiProblems(NO_SUCH_CHART)
   update(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -64,6 +69,7 @@ export class SizeChartsController {
   })
   @ApiOkResponse({ type: SizeChartResponse, description: 'Archived.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(NO_SUCH_CHART, { code: 'in_use', when: 'Active products use the size chart' })
   async delete(
     @CurrentStore() store: Store,
     @Param('id') id: string,

@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { LargeBody } from '../common/http/json-body.js';
 import type { Page } from '../common/http/pagination.js';
 import { problemBody } from '../common/problems/problem-details.filter.js';
@@ -43,6 +44,10 @@ export class EventsController {
   @ApiCreatedResponse({ type: EventResponse, description: 'Stored now.' })
   @ApiOkResponse({ type: EventResponse, description: 'An identical event was stored before: that event.' })
   @ApiConflictResponse({ description: 'The key was stored with a different payload (`event_conflict`).' })
+  @ApiProblems(
+    { code: 'event_type_reserved', when: 'The type is one the service records itself' },
+    { code: 'session_mismatch', when: 'The session belongs to another product, or was created after `occurred_at`' },
+  )
   async record(
     @CurrentStore() store: Store,
     @Body() body: EventRequest,
@@ -64,6 +69,8 @@ export class EventsController {
       'One result per event, in request order. The batch commits as a whole: every 201 is stored.',
   })
   @ApiOkResponse({ type: EventBatchResponse })
+  // A refused event is a result of the 200, not an answer: only the batch as a whole is refused with a 4xx.
+  @ApiProblems({ code: 'payload_too_large', when: 'The body is over 1 MiB' })
   async recordBatch(
     @CurrentStore() store: Store,
     @Body() body: EventBatchRequest,

@@ -5,6 +5,7 @@ import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { answerRemoval } from '../catalog/removal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import {
@@ -14,6 +15,8 @@ import {
   UpdateQuestionnaireRequest,
 } from './dto/questionnaire.dto.js';
 import { QuestionnairesService } from './questionnaires.service.js';
+
+const NO_SUCH_QUESTIONNAIRE = { code: 'not_found', when: 'No such questionnaire in this store' } as const;
 
 @ApiTags('Fit')
 @Controller('v1/stores/:store_id/questionnaires')
@@ -40,6 +43,7 @@ export class QuestionnairesController {
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Get a questionnaire', description: '`?version=` reads an earlier version.' })
   @ApiOkResponse({ type: QuestionnaireResponse })
+  @ApiProblems({ code: 'not_found', when: 'No such questionnaire in this store, or no such version of it' })
   get(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -55,6 +59,7 @@ export class QuestionnairesController {
     description: 'A change of name or questions makes a new version; sessions keep the version they started with.',
   })
   @ApiOkResponse({ type: QuestionnaireResponse })
+  @ApiProblems(NO_SUCH_QUESTIONNAIRE)
   update(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -71,6 +76,7 @@ export class QuestionnairesController {
   })
   @ApiOkResponse({ type: QuestionnaireResponse, description: 'Archived.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(NO_SUCH_QUESTIONNAIRE)
   async delete(
     @CurrentStore() store: Store,
     @Param('id') id: string,

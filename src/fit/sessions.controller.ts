@@ -1,20 +1,27 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
+import { ApiProblems } from '../common/openapi/api-problems.js';
 import type { Page } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import {
   AnswersRequest,
   CreateSessionRequest,
   DecisionRequest,
+  DecisionResponse,
+  RecommendationResponse,
   SessionListQuery,
   SessionResponse,
 } from './dto/session.dto.js';
 import { SessionsService } from './sessions.service.js';
 
+const NO_SUCH_SESSION = { code: 'not_found', when: 'No such session in this store' } as const;
+
 @ApiTags('Fit')
+// Referenced by name from SessionResponse (model or null), so registered here.
+@ApiExtraModels(RecommendationResponse, DecisionResponse)
 @Controller('v1/stores/:store_id/sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
@@ -39,6 +46,7 @@ export class SessionsController {
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Get a session', description: 'With its answers, recommendation and decision.' })
   @ApiOkResponse({ type: SessionResponse })
+  @ApiProblems(NO_SUCH_SESSION)
   get(@CurrentStore() store: Store, @Param('id') id: string): Promise<SessionResponse> {
     return this.sessions.get(store, id);
   }
@@ -55,6 +63,7 @@ export class SessionsController {
   })
   @ApiOkResponse({ type: SessionResponse, description: 'The session with its `recommendation`.' })
   @ApiConflictResponse({ description: 'The session is completed (`session_state_conflict`).' })
+  @ApiProblems(NO_SUCH_SESSION)
   answer(
     @CurrentStore() store: Store,
     @Param('id') id: string,
@@ -74,6 +83,7 @@ export class SessionsController {
   })
   @ApiOkResponse({ type: SessionResponse })
   @ApiConflictResponse({ description: 'No recommendation yet, or already decided (`session_state_conflict`).' })
+  @ApiProblems(NO_SUCH_SESSION)
   decide(
     @CurrentStore() store: Store,
     @Param('id') id: string,

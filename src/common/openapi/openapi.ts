@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { PROBLEMS } from '../problems/problem-catalog.js';
+import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
+import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
 
 class ProblemFieldError {
   @ApiProperty({ example: 'expires_at' })
@@ -20,7 +21,7 @@ class ProblemDetails {
   @ApiProperty({ example: 'Validation failed' })
   title: string;
 
-  @ApiProperty({ example: 400 })
+  @ApiProperty({ type: 'integer', example: 400 })
   status: number;
 
   @ApiPropertyOptional({ description: 'For people; never branch on it.' })
@@ -32,20 +33,34 @@ class ProblemDetails {
   @ApiProperty({ description: 'Equals the Request-Id response header.' })
   request_id: string;
 
-  @ApiPropertyOptional({ type: [ProblemFieldError], description: 'One entry per offending field (400 only).' })
+  @ApiPropertyOptional({
+    type: [ProblemFieldError],
+    description: 'One entry per offending field: with a 400 that names fields, and with a 409 `duplicate`.',
+  })
   errors?: ProblemFieldError[];
 }
 
 const PROBLEM_REF = { $ref: '#/components/schemas/ProblemDetails' };
-const COMMON_ERRORS: Record<string, string> = {
-  '400': 'Malformed JSON, an unknown field or a field that breaks a rule (`invalid_json`, `validation_failed`).',
-  '429': 'Rate limited (`rate_limited`); see `Retry-After`.',
-  '503': 'The database is unreachable (`unavailable`).',
-};
-const BODY_ERRORS: Record<string, string> = {
-  '413': 'Body over 64 KiB (`payload_too_large`).',
-  '415': 'Body not sent as `application/json` (`unsupported_media_type`).',
-};
+
+/** What every /v1 operation can answer, whatever it does: the gate, the guard, the pipes and the error filter. */
+const COMMON_PROBLEMS: readonly ProblemCase[] = [
+  {
+    code: 'validation_failed',
+    when: 'A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header',
+  },
+  { code: 'unauthenticated', when: 'No key, or an unknown, revoked or expired key' },
+  { code: 'rate_limited', when: 'Too many requests from this key or address; see `Retry-After`' },
+  { code: 'internal_error', when: 'Something failed inside the service; quote the `request_id`' },
+  { code: 'unavailable', when: 'The database is unreachable; nothing was written' },
+];
+
+/** What every operation with a request body can answer besides (a route that takes a larger body says so itself). */
+const BODY_PROBLEMS: readonly ProblemCase[] = [
+  { code: 'invalid_json', when: 'The body is not valid JSON, or not a JSON object' },
+  { code: 'validation_failed', when: 'A field is missing, unknown or breaks a rule; `errors` lists each one' },
+  { code: 'payload_too_large', when: 'The body is over 64 KiB' },
+  { code: 'unsupported_media_type', when: 'The body is not sent as `application/json` (UTF-8)' },
+];
 
 const TAGS: Record<string, string> = {
   Merchants: 'Merchants and their first admin key (operator bootstrap key).',
@@ -84,23 +99,76 @@ export function setUpOpenApi(app: INestApplication, publicUrl: string): void {
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 }
 
-/** Every error answer of a /v1 operation is a problem-details body; list the ones any operation can give. */
+/**
+ * Every error answer of a /v1 operation is a problem-details body. Each status lists the codes the operation answers
+ * with under it, each with an example: the common ones, the body ones, and the route's own (`@ApiProblems`) after
+ * what the access decorators already say. A description naming a code under another status is a mistake.
+ */
 function documentProblems(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v1/')) continue;
-    for (const operation of [item.get, item.post, item.patch, item.put, item.delete]) {
-      if (!operation) continue;
-      const errors = { ...COMMON_ERRORS, ...(operation.requestBody ? BODY_ERRORS : {}) };
-      for (const [status, description] of Object.entries(errors)) {
-        operation.responses[status] ??= { description };
-      }
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (response && Number(status) >= 400 && !('$ref' in response)) {
-          response.content = { 'application/problem+json': { schema: PROBLEM_REF } };
-        }
+    for (const [method, operation] of operationsOf(item)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const extended = operation as typeof operation & { [PROBLEMS_EXTENSION]?: ProblemCase[] };
+      const own = extended[PROBLEMS_EXTENSION] ?? [];
+      delete extended[PROBLEMS_EXTENSION];
+      const defaults = [...(operation.requestBody ? BODY_PROBLEMS : []), ...COMMON_PROBLEMS];
+      const statuses = new Set([...Object.keys(operation.responses), ...[...own, ...defaults].map((c) => String(PROBLEMS[c.code].status))]);
+      for (const status of statuses) {
+        if (Number(status) < 400) continue;
+        const declared = operation.responses[status];
+        if (declared && '$ref' in declared) continue;
+        const stated = declared?.description ?? '';
+        const named = namedCodes(stated, Number(status), where);
+        const here = (c: ProblemCase) => String(PROBLEMS[c.code].status) === status;
+        // The route's own cases always show; a common one only where nothing said that code yet.
+        const ownHere = own.filter(here);
+        const cases = [...ownHere, ...defaults.filter((c) => here(c) && !named.includes(c.code) && !ownHere.some((o) => o.code === c.code))];
+        const description = [stated, ...cases.map((c) => `${c.when} (\`${c.code}\`).`)].filter(Boolean).join(' ');
+        const codes = [...new Set([...named, ...cases.map((c) => c.code)])];
+        if (codes.length === 0) throw new Error(`${where} → ${status}: no problem code documented`);
+        operation.responses[status] = {
+          description,
+          content: {
+            'application/problem+json': {
+              schema: PROBLEM_REF,
+              examples: Object.fromEntries(codes.map((code) => [code, problemExample(code, cases.find((c) => c.code === code)?.when)])),
+            },
+          },
+        };
       }
     }
   }
+}
+
+/** The problem codes a description names in backquotes; each must be one its status answers with. */
+function namedCodes(description: string, status: number, where: string): ProblemCode[] {
+  const codes = [...description.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]).filter(isProblemCode);
+  for (const code of codes) {
+    if (PROBLEMS[code].status !== status) throw new Error(`${where} → ${status} names \`${code}\`, a ${PROBLEMS[code].status}`);
+  }
+  return [...new Set(codes)];
+}
+
+/** A body as the service sends it for `code`; `validation_failed` with one offending field. */
+function problemExample(code: ProblemCode, when: string | undefined) {
+  const { status, title } = PROBLEMS[code];
+  return {
+    summary: title,
+    value: {
+      type: `/problems/${code}`,
+      title,
+      status,
+      ...(when ? { detail: when.replaceAll('`', '') } : {}),
+      code,
+      request_id: '0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b',
+      ...(code === 'validation_failed' ? { errors: [{ field: 'name', code: 'required', message: 'name is required' }] } : {}),
+    },
+  };
+}
+
+function operationsOf(item: OpenAPIObject['paths'][string]) {
+  return (['get', 'post', 'put', 'patch', 'delete'] as const).flatMap((method) => (item[method] ? [[method, item[method]] as const] : []));
 }
 
 /**

@@ -76,7 +76,7 @@ export class EventRequest {
   @IsIn(REASONS, { message: 'reason must be size or other' })
   reason?: Reason | null;
 
-  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: MAX_QUANTITY, default: 1, nullable: true, description: 'Units on the line.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_QUANTITY, default: 1, nullable: true, description: 'Units on the line.' })
   @IsOptional()
   @Max(MAX_QUANTITY)
   @Min(1)
@@ -139,7 +139,7 @@ export class EventResponse {
   @ApiProperty({ enum: [...REASONS, null], nullable: true, type: String })
   reason: Reason | null;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'null on the events the service records itself.' })
+  @ApiProperty({ nullable: true, type: 'integer', description: 'null on the events the service records itself.' })
   quantity: number | null;
 
   @ApiProperty({ format: 'date-time' })
@@ -169,15 +169,15 @@ export class EventResponse {
 }
 
 export class EventResultResponse {
-  @ApiProperty({ enum: [201, 200, 400, 409], description: 'What the same event alone would have answered.' })
+  @ApiProperty({ type: 'integer', enum: [201, 200, 400, 409], description: 'What the same event alone would have answered.' })
   status: 201 | 200 | 400 | 409;
 
   @ApiPropertyOptional({ type: EventResponse, description: 'With 201 (stored now) and 200 (stored before).' })
   event?: EventResponse;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
+    // The problem-details model of every error answer (registered by the OpenAPI setup).
+    allOf: [{ $ref: getSchemaPath('ProblemDetails') }],
     description: 'With 400 and 409: the problem details the same event alone would have answered.',
   })
   error?: ProblemBody;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsObject, IsUUID } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
@@ -29,10 +29,32 @@ export class CreateSessionRequest {
   questionnaire_id?: string;
 }
 
+/** One answer: a measure (height, weight, a zone), or a number, a string or a boolean (age, sex, custom:<name>…). */
+const ANSWERS_DOC: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: {
+    anyOf: [
+      {
+        type: 'object',
+        properties: { value: { type: 'number' }, unit: { type: 'string', enum: ['cm', 'in', 'kg', 'lb'] } },
+        required: ['value', 'unit'],
+        additionalProperties: false,
+      },
+      { type: 'number' },
+      { type: 'string', maxLength: 500 },
+      { type: 'boolean' },
+    ],
+  },
+};
+
+/** The one way OpenAPI 3.0 says "this model or null": `nullable` beside a `$ref` (even in `allOf`) admits no null. */
+const orNull = (model: string): ApiPropertyOptions => ({
+  oneOf: [{ $ref: getSchemaPath(model) }, { type: 'object', nullable: true, enum: [null] }],
+});
+
 export class AnswersRequest {
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
+    ...ANSWERS_DOC,
     example: {
       height: { value: 178, unit: 'cm' },
       weight: { value: 76, unit: 'kg' },
@@ -147,25 +169,33 @@ export class SessionResponse {
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: the built-in questions.' })
   questionnaire_id: string | null;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'The version the session started with.' })
+  @ApiProperty({ nullable: true, type: 'integer', description: 'The version the session started with.' })
   questionnaire_version: number | null;
 
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'The questions the session asks.' })
+  @ApiProperty({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { key: { type: 'string' }, required: { type: 'boolean' } },
+      required: ['key', 'required'],
+    },
+    description: 'The questions the session asks, as its questionnaire version had them.',
+  })
   questions: Question[];
 
   @ApiProperty({ enum: SESSION_STATES, description: 'started → recommended → completed.' })
   state: SessionState;
 
-  @ApiProperty({ enum: OUTCOMES, nullable: true, type: String })
+  @ApiProperty({ enum: [...OUTCOMES, null], nullable: true, type: String, description: 'Set with the decision.' })
   outcome: Outcome | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'As sent.' })
+  @ApiProperty({ ...ANSWERS_DOC, nullable: true, description: 'As sent; null until answered.' })
   answers: Record<string, unknown> | null;
 
-  @ApiProperty({ type: RecommendationResponse, nullable: true })
+  @ApiProperty({ ...orNull('RecommendationResponse'), description: 'null until answered.' })
   recommendation: StoredRecommendation | null;
 
-  @ApiProperty({ type: DecisionResponse, nullable: true })
+  @ApiProperty({ ...orNull('DecisionResponse'), description: 'null until decided.' })
   decision: StoredDecision | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -15,31 +15,31 @@ export class MetricsQuery {
 }
 
 export class MetricsCounts {
-  @ApiProperty({ description: 'Sessions created in [from, to): the cohort.' })
+  @ApiProperty({ type: 'integer', description: 'Sessions created in [from, to): the cohort.' })
   started_sessions: number;
 
-  @ApiProperty({ description: 'Cohort sessions that got a recommendation.' })
+  @ApiProperty({ type: 'integer', description: 'Cohort sessions that got a recommendation.' })
   recommended_sessions: number;
 
-  @ApiProperty({ description: 'Cohort sessions completed with the recommended size.' })
+  @ApiProperty({ type: 'integer', description: 'Cohort sessions completed with the recommended size.' })
   accepted_sessions: number;
 
-  @ApiProperty({ description: 'Cohort sessions completed with another size.' })
+  @ApiProperty({ type: 'integer', description: 'Cohort sessions completed with another size.' })
   overridden_sessions: number;
 
-  @ApiProperty({ description: 'Recommended cohort sessions named by a purchase event.' })
+  @ApiProperty({ type: 'integer', description: 'Recommended cohort sessions named by a purchase event.' })
   converted_sessions: number;
 
-  @ApiProperty({ description: 'Unique (order_id, line_item_id) purchased with a recommended cohort session.' })
+  @ApiProperty({ type: 'integer', description: 'Unique (order_id, line_item_id) purchased with a recommended cohort session.' })
   purchased_lines: number;
 
-  @ApiProperty({ description: 'Purchased lines with a return_requested event of reason size.' })
+  @ApiProperty({ type: 'integer', description: 'Purchased lines with a return_requested event of reason size.' })
   size_returned_lines: number;
 
-  @ApiProperty({ description: 'Purchased lines with an item_kept event.' })
+  @ApiProperty({ type: 'integer', description: 'Purchased lines with an item_kept event.' })
   kept_lines: number;
 
-  @ApiProperty({ description: 'Purchased lines with a size_exchange event of reason size.' })
+  @ApiProperty({ type: 'integer', description: 'Purchased lines with a size_exchange event of reason size.' })
   size_exchanged_lines: number;
 }
 

@@ -55,7 +55,8 @@ export class StoreResponse {
   @ApiProperty({ enum: UNIT_SYSTEMS })
   unit_system: UnitSystem;
 
-  @ApiProperty({ enum: PLATFORMS, nullable: true, type: String, description: 'Set by connecting the store in the console.' })
+  // OpenAPI 3.0: `nullable` admits null only where the enum lists it too.
+  @ApiProperty({ enum: [...PLATFORMS, null], nullable: true, type: String, description: 'Set by connecting the store in the console.' })
   platform: Platform | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'acme.myshopify.com' })
