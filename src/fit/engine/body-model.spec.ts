@@ -6,11 +6,28 @@ import { SEXES, ZONES } from './types.js';
 describe('body model', () => {
   it('carries its provenance', () => {
     const p = BODY_MODEL_COEFFICIENTS.provenance;
-    expect(p.sourceFiles.map((f) => f.name).sort()).toEqual(['ANSUR_II_FEMALE_Public.csv', 'ANSUR_II_MALE_Public.csv']);
+    expect(p.sourceFiles.map((f) => f.name).sort()).toEqual([
+      'ANSUR_II_FEMALE_Public.csv',
+      'ANSUR_II_MALE_Public.csv',
+      'p_demo_bmx_train.csv',
+    ]);
     p.sourceFiles.forEach((f) => expect(f.sha256).toMatch(/^[0-9a-f]{64}$/));
-    expect(p.rowsUsed.female.train + p.rowsUsed.female.test + p.rowsUsed.female.excluded).toBe(1986);
-    expect(p.rowsUsed.male.train + p.rowsUsed.male.test + p.rowsUsed.male.excluded).toBe(4082);
-    expect(BODY_MODEL_COEFFICIENTS.modelVersion).toMatch(/^ansur2-ols-\d{8}-[0-9a-f]{8}$/);
+    const ansurRows = (sex: 'female' | 'male') =>
+      p.rowsUsed[sex].ansurTrain + p.rowsUsed[sex].ansurHeldOut + p.rowsUsed[sex].ansurExcluded;
+    expect(ansurRows('female')).toBe(1986);
+    expect(ansurRows('male')).toBe(4082);
+    expect(p.rowsUsed.female.nhanesAdults + p.rowsUsed.male.nhanesAdults).toBeGreaterThan(5000);
+    expect(p.zoneSources.waist).toMatch(/^NHANES/);
+    expect(p.zoneSources.chest).toMatch(/^ANSUR II/);
+    expect(BODY_MODEL_COEFFICIENTS.modelVersion).toMatch(/^civilian-\d{8}-[0-9a-f]{8}$/);
+  });
+
+  it('widens the spread where civilians vary more: the hip with age, not the skeletal lengths', () => {
+    const sdOf = (age: number, zone: (typeof ZONES)[number]) => predict('female', 165, 70, age).sd[ZONES.indexOf(zone)];
+    expect(sdOf(75, 'hip')).toBeGreaterThan(sdOf(25, 'hip'));
+    expect(sdOf(75, 'foot_length')).toBe(sdOf(25, 'foot_length'));
+    // the spread never depends on weight (the size distribution stays monotone in it)
+    expect(predict('male', 180, 60, 40).sd).toEqual(predict('male', 180, 140, 40).sd);
   });
 
   it('predicts plausible bodies', () => {

@@ -2,26 +2,32 @@
  * The body model at run time: for a shopper of known height and weight (and maybe age and sex), the joint normal
  * distribution of the nine log zone measurements, conditioned on the zones the shopper answered.
  *
- * Everything expensive (correlations, conditioning weights, Cholesky factors) depends only on the sex, on whether the
- * age is known, and on which zones are answered / estimated; it is computed once and cached.
+ * Everything expensive (correlations, conditioning weights, Cholesky factors) depends only on the model, the sex, on
+ * whether the age is known, and on which zones are answered / estimated; it is computed once and cached. The service
+ * uses the generated coefficients (`BODY_MODEL`); the evaluation compiles one model per cross-validation fold.
  */
 import { BODY_MODEL_COEFFICIENTS } from './body-model.coefficients.js';
-import type { RegressionModel, SexBodyModel } from './body-model.schema.js';
+import type { BodyModelCoefficients, RegressionModel, SexBodyModel, SpreadModel } from './body-model.schema.js';
 import { cholesky, nnlsGram, type Matrix } from './linalg.js';
-import { SEXES, ZONES, type Sex } from './types.js';
+import { ZONES, type Sex } from './types.js';
 
-export const MODEL_VERSION: string = BODY_MODEL_COEFFICIENTS.modelVersion;
 const Z = ZONES.length;
 
 interface CompiledModel {
+  /** Unique among every compiled model of the process: the caches' key. */
   readonly key: number;
   readonly regression: RegressionModel;
-  /** Residual sd of each log zone. */
+  /** Residual sd of each log zone for a shopper whose spread multiplier is 1. */
   readonly sd: Float64Array;
   /** Residual correlation matrix. */
   readonly corr: Matrix;
   /** Gradient of each log zone's mean along (log height, log weight). */
   readonly gradient: readonly (readonly [number, number])[];
+  /** Index of each term in a coefficient row, -1 when absent. */
+  readonly termIndex: { readonly logH: number; readonly logW: number; readonly age: number; readonly ageSquared: number };
+  readonly spread: SpreadModel;
+  /** Index of the age term in a spread row, -1 when absent. */
+  readonly spreadAge: number;
 }
 
 interface CompiledSex {
@@ -34,33 +40,58 @@ interface CompiledSex {
   readonly hwLogDet: number;
 }
 
-function compileModel(regression: RegressionModel, key: number): CompiledModel {
+/** A body model ready for the engine: one per set of coefficients. */
+export interface BodyModel {
+  readonly version: string;
+  readonly female: CompiledSex;
+  readonly male: CompiledSex;
+}
+
+let compiledModels = 0;
+
+function compileModel(regression: RegressionModel): CompiledModel {
   const cov = regression.residualCovariance;
   const sd = Float64Array.from(ZONES, (_, i) => Math.sqrt(cov[i][i]));
   const corr = ZONES.map((_, i) => ZONES.map((__, j) => (i === j ? 1 : cov[i][j] / (sd[i] * sd[j]))));
   const h = regression.terms.indexOf('logHeightCm');
   const w = regression.terms.indexOf('logWeightKg');
   const gradient = regression.coefficients.map((row) => [row[h], row[w]] as const);
-  return { key, regression, sd, corr, gradient };
+  return {
+    key: compiledModels++,
+    regression,
+    sd,
+    corr,
+    gradient,
+    termIndex: {
+      logH: h,
+      logW: w,
+      age: regression.terms.indexOf('ageYears'),
+      ageSquared: regression.terms.indexOf('ageSquared'),
+    },
+    spread: regression.spread,
+    spreadAge: regression.spread.terms.indexOf('ageDecades'),
+  };
 }
 
-const COMPILED: Readonly<Record<Sex, CompiledSex>> = Object.fromEntries(
-  SEXES.map((sex, s) => {
-    const source = BODY_MODEL_COEFFICIENTS[sex];
+export function compileBodyModel(coefficients: BodyModelCoefficients): BodyModel {
+  const compileSex = (sex: Sex): CompiledSex => {
+    const source = coefficients[sex];
     const hwCholesky = cholesky(source.heightWeight.covariance.map((row) => [...row]));
-    return [
+    return {
       sex,
-      {
-        sex,
-        source,
-        withAge: compileModel(source.withAge, 2 * s),
-        withoutAge: compileModel(source.withoutAge, 2 * s + 1),
-        hwCholesky,
-        hwLogDet: 2 * (Math.log(hwCholesky[0][0]) + Math.log(hwCholesky[1][1])),
-      },
-    ];
-  }),
-) as Record<Sex, CompiledSex>;
+      source,
+      withAge: compileModel(source.withAge),
+      withoutAge: compileModel(source.withoutAge),
+      hwCholesky,
+      hwLogDet: 2 * (Math.log(hwCholesky[0][0]) + Math.log(hwCholesky[1][1])),
+    };
+  };
+  return { version: coefficients.modelVersion, female: compileSex('female'), male: compileSex('male') };
+}
+
+/** The service's body model: the generated coefficients. */
+export const BODY_MODEL: BodyModel = compileBodyModel(BODY_MODEL_COEFFICIENTS);
+export const MODEL_VERSION: string = BODY_MODEL.version;
 
 /** log density of (log height, log weight) under a sex's bivariate normal. */
 function heightWeightLogDensity(c: CompiledSex, logH: number, logW: number): number {
@@ -75,11 +106,11 @@ function heightWeightLogDensity(c: CompiledSex, logH: number, logW: number): num
  * P(sex | height, weight) with a 50/50 prior, from each sex's bivariate normal of (log height, log weight). Computed
  * in log space, so extreme answers (far from both sexes) still get a finite split.
  */
-export function sexProbabilities(heightCm: number, weightKg: number): Record<Sex, number> {
+export function sexProbabilities(heightCm: number, weightKg: number, model: BodyModel = BODY_MODEL): Record<Sex, number> {
   const lh = Math.log(heightCm);
   const lw = Math.log(weightKg);
-  const lf = heightWeightLogDensity(COMPILED.female, lh, lw);
-  const lm = heightWeightLogDensity(COMPILED.male, lh, lw);
+  const lf = heightWeightLogDensity(model.female, lh, lw);
+  const lm = heightWeightLogDensity(model.male, lh, lw);
   const pMale = 1 / (1 + Math.exp(lf - lm));
   return { female: 1 - pMale, male: pMale };
 }
@@ -91,29 +122,48 @@ export interface ZonePrediction {
   /** Mean of log(zone cm). */
   readonly mean: Float64Array;
   /**
-   * Predictive sd of log(zone cm): the residual sd. The same for every shopper of a sex, so a bigger body moves every
-   * draw up; the coefficients' own uncertainty would add under 1% inside the data's range (docs/fit-quality.md).
+   * Predictive sd of log(zone cm): the residual sd times the shopper's spread multiplier for her age (civilian hips
+   * vary more with age); the coefficients' own uncertainty would add under 1% inside the data's range
+   * (docs/fit-quality.md).
    */
   readonly sd: Float64Array;
   /** (log height, log weight) − the sex's training mean: where the shopper sits, for the monotone correction. */
   readonly offset: readonly [number, number];
 }
 
-export function predict(sex: Sex, heightCm: number, weightKg: number, age: number | undefined): ZonePrediction {
-  const c = COMPILED[sex];
+const clamp = (x: number, min: number, max: number) => Math.min(Math.max(x, min), max);
+
+export function predict(
+  sex: Sex,
+  heightCm: number,
+  weightKg: number,
+  age: number | undefined,
+  bodyModel: BodyModel = BODY_MODEL,
+): ZonePrediction {
+  const c = bodyModel[sex];
   const model = age === undefined ? c.withoutAge : c.withAge;
-  const x = [1, Math.log(heightCm), Math.log(weightKg)];
-  if (age !== undefined) x.push(Math.min(Math.max(age, c.source.ageRange.min), c.source.ageRange.max));
   const reg = model.regression;
+  const { logH, logW, age: ageTerm, ageSquared } = model.termIndex;
+  const { spread, spreadAge } = model;
+  const lh = Math.log(heightCm);
+  const lw = Math.log(weightKg);
   const mean = new Float64Array(Z);
+  const sd = new Float64Array(Z);
   for (let z = 0; z < Z; z++) {
     const b = reg.coefficients[z];
-    let m = 0;
-    for (let i = 0; i < x.length; i++) m += b[i] * x[i];
+    let m = b[0] + b[logH] * lh + b[logW] * lw;
+    const range = reg.ageRanges[z];
+    const a = age === undefined ? 0 : clamp(age, range.min, range.max);
+    if (ageTerm >= 0) m += b[ageTerm] * a;
+    if (ageSquared >= 0) m += b[ageSquared] * (a / 10) ** 2;
     mean[z] = m;
+    const s = spread.coefficients[z];
+    let logMultiplier = s[0];
+    if (spreadAge >= 0) logMultiplier += s[spreadAge] * ((a - spread.centreAge) / 10);
+    sd[z] = model.sd[z] * clamp(Math.exp(logMultiplier), spread.multiplierRange.min, spread.multiplierRange.max);
   }
   const [mh, mw] = c.source.heightWeight.mean;
-  return { sex, model, mean, sd: model.sd, offset: [x[1] - mh, x[2] - mw] };
+  return { sex, model, mean, sd, offset: [lh - mh, lw - mw] };
 }
 
 /**
@@ -129,8 +179,6 @@ export interface Conditioning {
   readonly weights: readonly Float64Array[];
   /** Residual variance (standardised) of each zone given the answered ones (0 for answered zones). */
   readonly residualVariance: Float64Array;
-  /** Correction of each zone's gradient along (log height, log weight) that keeps the estimate monotone. */
-  readonly gradientCorrection: readonly (readonly [number, number])[];
 }
 
 const CACHE_LIMIT = 4096;
@@ -178,10 +226,8 @@ export function conditioning(model: CompiledModel, answeredMask: number): Condit
     const gram = answered.map((a) => answered.map((b) => model.corr[a][b]));
     const weights: Float64Array[] = [];
     const residualVariance = new Float64Array(Z);
-    const gradientCorrection: (readonly [number, number])[] = [];
     for (let z = 0; z < Z; z++) {
       const w = new Float64Array(answered.length);
-      let gradient: [number, number] = [model.gradient[z][0], model.gradient[z][1]];
       if (!(answeredMask & (1 << z))) {
         if (answered.length > 0) {
           const beta = nnlsGram(
@@ -196,18 +242,30 @@ export function conditioning(model: CompiledModel, answeredMask: number): Condit
           answered.forEach((b, j) => (v += w[i] * w[j] * model.corr[a][b]));
         });
         residualVariance[z] = Math.max(v, 1e-9);
-        // the estimate moves with (log h, log w) by its own gradient minus the answered zones' gradients it follows
-        answered.forEach((a, i) => {
-          const k = (w[i] * model.sd[z]) / model.sd[a];
-          gradient = [gradient[0] - k * model.gradient[a][0], gradient[1] - k * model.gradient[a][1]];
-        });
       }
-      const projected = monotoneProjection(gradient);
-      gradientCorrection.push([projected[0] - gradient[0], projected[1] - gradient[1]]);
       weights.push(w);
     }
-    return { answered, weights, residualVariance, gradientCorrection };
+    return { answered, weights, residualVariance };
   });
+}
+
+/**
+ * Correction of an estimated zone's gradient along (log height, log weight) that keeps its conditional mean monotone.
+ * The estimate moves by its own gradient minus the answered zones' gradients it follows, each scaled by this shopper's
+ * sd ratio (the spreads depend on age, which a change of height or weight leaves alone); the correction moves that
+ * onto the monotone cone.
+ */
+export function gradientCorrection(prediction: ZonePrediction, cond: Conditioning, z: number): readonly [number, number] {
+  const { model, sd } = prediction;
+  let g0 = model.gradient[z][0];
+  let g1 = model.gradient[z][1];
+  cond.answered.forEach((a, i) => {
+    const k = (cond.weights[z][i] * sd[z]) / sd[a];
+    g0 -= k * model.gradient[a][0];
+    g1 -= k * model.gradient[a][1];
+  });
+  const projected = monotoneProjection([g0, g1]);
+  return [projected[0] - g0, projected[1] - g1];
 }
 
 /**

@@ -4,8 +4,11 @@
  * set of standard-normal draws (draws.ts). docs/fit-quality.md describes every decision.
  */
 import {
+  BODY_MODEL,
   conditioning,
+  gradientCorrection,
   MODEL_VERSION,
+  type BodyModel,
   predict,
   residualFactor,
   sexProbabilities,
@@ -68,7 +71,7 @@ function component(
     const w = cond.weights[z];
     let standardised = 0;
     cond.answered.forEach((a, i) => (standardised += (w[i] * (logAnswer[a] - mean[a])) / sd[a]));
-    const [ch, cw] = cond.gradientCorrection[z];
+    const [ch, cw] = gradientCorrection(prediction, cond, z);
     conditionalMean[z] = mean[z] + sd[z] * standardised + ch * offset[0] + cw * offset[1];
   }
   return { weight, prediction, conditioning: cond, conditionalMean };
@@ -163,7 +166,7 @@ interface Analysis {
   readonly components: readonly Component[];
 }
 
-function analyse(input: RecommendInput): Analysis {
+function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   const { shopper, chart, zoneWeights, fitAdjustment } = input;
   if (chart.sizes.length === 0) throw new RangeError('the chart has no sizes');
   const fitPreference = shopper.fitPreference ?? 'regular';
@@ -204,10 +207,10 @@ function analyse(input: RecommendInput): Analysis {
   // the body model: one component per sex (a mixture when the sex is unknown)
   const components: Component[] = [];
   if (haveBody) {
-    const sexWeights = shopper.sex !== undefined ? { female: 0, male: 0, [shopper.sex]: 1 } : sexProbabilities(heightCm, weightKg);
+    const sexWeights = shopper.sex !== undefined ? { female: 0, male: 0, [shopper.sex]: 1 } : sexProbabilities(heightCm, weightKg, bodyModel);
     for (const sex of SEXES) {
       if (sexWeights[sex] < NEGLIGIBLE_COMPONENT) continue;
-      components.push(component(sexWeights[sex], predict(sex, heightCm, weightKg, shopper.age), answeredMask, logAnswer));
+      components.push(component(sexWeights[sex], predict(sex, heightCm, weightKg, shopper.age, bodyModel), answeredMask, logAnswer));
     }
   }
 
@@ -239,23 +242,26 @@ function analyse(input: RecommendInput): Analysis {
  * P(best size = s) for every size of the chart (chart order, unrounded): what `recommend` rounds into `confidence` and
  * `alternatives`. Throws like `recommend`.
  */
-export function sizeProbabilities(input: RecommendInput): { readonly sizeLabel: string; readonly probability: number }[] {
-  const { prepared, probability } = analyse(input);
+export function sizeProbabilities(
+  input: RecommendInput,
+  bodyModel: BodyModel = BODY_MODEL,
+): { readonly sizeLabel: string; readonly probability: number }[] {
+  const { prepared, probability } = analyse(input, bodyModel);
   return prepared.labels.map((sizeLabel, s) => ({ sizeLabel, probability: probability[s] }));
 }
 
 /**
  * The size to recommend for a shopper on a chart (every length in cm, weight in kg). Deterministic: the same input
- * gives the same answer, bit for bit.
+ * gives the same answer, bit for bit. `bodyModel` is the service's generated model unless an evaluation passes its own.
  *
  * @throws InsufficientAnswersError when a used zone is not answered and height or weight is missing (fields `height`,
  *   `weight`). RangeError on a chart without sizes or a non-positive / non-finite number (the HTTP layer refuses those
  *   first, with ANSWER_LIMITS and ZONE_LIMITS).
  */
-export function recommend(input: RecommendInput): Recommendation {
+export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MODEL): Recommendation {
   const { chart, fitAdjustment } = input;
   const fitPreference = input.shopper.fitPreference ?? 'regular';
-  const { prepared, probability, allAnswered, answer, answeredMask, answerNoise, components } = analyse(input);
+  const { prepared, probability, allAnswered, answer, answeredMask, answerNoise, components } = analyse(input, bodyModel);
   const sizes = prepared.labels.length;
 
   // the recommendation
@@ -333,6 +339,6 @@ export function recommend(input: RecommendInput): Recommendation {
     alternatives,
     fit,
     measurements,
-    modelVersion: MODEL_VERSION,
+    modelVersion: bodyModel.version,
   };
 }
