@@ -75,6 +75,4 @@ export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
 }
 
 /** For the TypeORM CLI (`npm run migration:generate -- src/database/migrations/name`), against PostgreSQL. */
-export default new DataSource(
-  dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' }),
-);
+export default new DataSource(dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' }));

@@ -44,7 +44,12 @@ function parse(argv: string[]) {
       if (eq < 1) throw new Error(`expected NAME=DIR[:VAR=value,…] or an option, not ${arg}`);
       const name = arg.slice(0, eq);
       const [dir, vars = ''] = splitOnce(arg.slice(eq + 1), ':');
-      const env = Object.fromEntries(vars.split(',').filter(Boolean).map((kv) => splitOnce(kv, '=')));
+      const env = Object.fromEntries(
+        vars
+          .split(',')
+          .filter(Boolean)
+          .map((kv) => splitOnce(kv, '=')),
+      );
       const script = dir === 'floor' ? resolve('dist/bench/floor.js') : resolve(dir, 'dist/src/main.js');
       options.builds.push({ name, script, env, runs: [] });
     }
@@ -67,10 +72,14 @@ async function main(): Promise<void> {
   try {
     let port = 3940;
     for (const build of options.builds) {
-      build.service = await startService(port++, { DATABASE_URL: withApplication(DATABASE_URL, application(build)) }, {
-        script: build.script,
-        env: { POOL: '10', ...build.env },
-      });
+      build.service = await startService(
+        port++,
+        { DATABASE_URL: withApplication(DATABASE_URL, application(build)) },
+        {
+          script: build.script,
+          env: { POOL: '10', ...build.env },
+        },
+      );
     }
     await db.connect();
     const first = options.builds.find((b) => !b.script.endsWith('floor.js'))?.service ?? options.builds[0].service;
@@ -96,9 +105,15 @@ async function main(): Promise<void> {
         const db0 = await backendCpu(db, application(b));
         const result = await load([target(b)], options.seconds, expect);
         const answers = Object.values(result.statuses).reduce((x, y) => x + y, 0) || 1;
-        const run = { ...result, node: (cpuMsOf(pid) - node0) / answers, db: cpuBetween(db0, await backendCpu(db, application(b))) / answers };
+        const run = {
+          ...result,
+          node: (cpuMsOf(pid) - node0) / answers,
+          db: cpuBetween(db0, await backendCpu(db, application(b))) / answers,
+        };
         b.runs.push(run);
-        process.stderr.write(`${b.name}: ${result.per_second}/s p50 ${result.ms.p50} p99 ${result.ms.p99} ms ${JSON.stringify(result.statuses)}\n`);
+        process.stderr.write(
+          `${b.name}: ${result.per_second}/s p50 ${result.ms.p50} p99 ${result.ms.p99} ms ${JSON.stringify(result.statuses)}\n`,
+        );
       }
     }
     const unit = options.batch ? `batches of ${BATCH_SIZE}` : 'events';

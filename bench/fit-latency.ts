@@ -22,9 +22,13 @@ async function timed(samples: number[], work: () => Promise<unknown>): Promise<v
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'size-fit-bench-'));
-  const service = await startService(PORT, { DATA_DIR: join(dataDir, 'db') }, {
-    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
-  });
+  const service = await startService(
+    PORT,
+    { DATA_DIR: join(dataDir, 'db') },
+    {
+      nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
+    },
+  );
   const call = (method: string, path: string, key: string, body?: unknown) => callService(service.base, method, path, key, body);
   try {
     const bench = await createBenchStore(service.base, service.operatorKey);

@@ -60,7 +60,10 @@ interface Draft {
 }
 
 class Refusal extends Error {
-  constructor(readonly status: number, readonly code: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
     super(code);
   }
 }
@@ -97,8 +100,18 @@ function draft(body: unknown, now: number): Draft {
   };
   // The canonical form of src/events/event-rules.ts (version 1).
   const canonical = JSON.stringify([
-    1, fields.source, fields.externalId, fields.type, fields.productId, fields.variantId, fields.sessionId,
-    fields.orderId, fields.lineItemId, fields.reason, fields.quantity, fields.occurredAt.toISOString(),
+    1,
+    fields.source,
+    fields.externalId,
+    fields.type,
+    fields.productId,
+    fields.variantId,
+    fields.sessionId,
+    fields.orderId,
+    fields.lineItemId,
+    fields.reason,
+    fields.quantity,
+    fields.occurredAt.toISOString(),
   ]);
   return { ...fields, sha256: createHash('sha256').update(canonical).digest() };
 }
@@ -147,20 +160,34 @@ async function ingest(principal: Principal, drafts: Draft[], now: Date): Promise
   const ids = drafts.map(() => uuidv7());
   const column = <T>(pick: (d: Draft) => T) => drafts.map(pick);
   const single = drafts[0];
-  const inserted = drafts.length === 1
-    ? await pool.query(
-        `INSERT INTO events (${COLUMNS}, payload_sha256)
+  const inserted =
+    drafts.length === 1
+      ? await pool.query(
+          `INSERT INTO events (${COLUMNS}, payload_sha256)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
          ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
          RETURNING id`,
-        [
-          ids[0], principal.merchantId, principal.storeId, single.source, single.externalId, single.type, single.productId,
-          single.variantId, single.sessionId, single.orderId, single.lineItemId, single.reason, single.quantity,
-          single.occurredAt.toISOString(), now.toISOString(), single.sha256,
-        ],
-      )
-    : await pool.query(
-    `INSERT INTO events (${COLUMNS}, payload_sha256)
+          [
+            ids[0],
+            principal.merchantId,
+            principal.storeId,
+            single.source,
+            single.externalId,
+            single.type,
+            single.productId,
+            single.variantId,
+            single.sessionId,
+            single.orderId,
+            single.lineItemId,
+            single.reason,
+            single.quantity,
+            single.occurredAt.toISOString(),
+            now.toISOString(),
+            single.sha256,
+          ],
+        )
+      : await pool.query(
+          `INSERT INTO events (${COLUMNS}, payload_sha256)
      SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
             t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
@@ -169,22 +196,45 @@ async function ingest(principal: Principal, drafts: Draft[], now: Date): Promise
               quantity, occurred_at, sha256)
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
-    [
-      principal.merchantId, principal.storeId, now.toISOString(), ids, column((d) => d.source), column((d) => d.externalId),
-      column((d) => d.type), column((d) => d.productId), column((d) => d.variantId), column((d) => d.sessionId),
-      column((d) => d.orderId), column((d) => d.lineItemId), column((d) => d.reason), column((d) => d.quantity),
-      column((d) => d.occurredAt.toISOString()), column((d) => d.sha256.toString('hex')),
-    ],
-  );
+          [
+            principal.merchantId,
+            principal.storeId,
+            now.toISOString(),
+            ids,
+            column((d) => d.source),
+            column((d) => d.externalId),
+            column((d) => d.type),
+            column((d) => d.productId),
+            column((d) => d.variantId),
+            column((d) => d.sessionId),
+            column((d) => d.orderId),
+            column((d) => d.lineItemId),
+            column((d) => d.reason),
+            column((d) => d.quantity),
+            column((d) => d.occurredAt.toISOString()),
+            column((d) => d.sha256.toString('hex')),
+          ],
+        );
   const taken = new Set<string>(inserted.rows.map((row: { id: string }) => row.id));
   const results: Array<{ status: number; body: unknown } | null> = drafts.map((d, i) =>
     taken.has(ids[i])
       ? {
           status: 201,
           body: toJson({
-            id: ids[i], store_id: principal.storeId, source: d.source, external_id: d.externalId, type: d.type,
-            product_id: d.productId, variant_id: d.variantId, session_id: d.sessionId, order_id: d.orderId,
-            line_item_id: d.lineItemId, reason: d.reason, quantity: d.quantity, occurred_at: d.occurredAt, received_at: now,
+            id: ids[i],
+            store_id: principal.storeId,
+            source: d.source,
+            external_id: d.externalId,
+            type: d.type,
+            product_id: d.productId,
+            variant_id: d.variantId,
+            session_id: d.sessionId,
+            order_id: d.orderId,
+            line_item_id: d.lineItemId,
+            reason: d.reason,
+            quantity: d.quantity,
+            occurred_at: d.occurredAt,
+            received_at: now,
           }),
         }
       : null,
@@ -202,9 +252,10 @@ async function ingest(principal: Principal, drafts: Draft[], now: Date): Promise
       if (results[i] !== null) return;
       const row = byKey.get(`${d.source}\u0000${d.externalId}`);
       // A key repeated within one batch: the first one was inserted in this statement, so it is read back here too.
-      results[i] = row && (row.payload_sha256 as Buffer).equals(d.sha256)
-        ? { status: 200, body: toJson(row) }
-        : { status: 409, body: { code: 'event_conflict' } };
+      results[i] =
+        row && (row.payload_sha256 as Buffer).equals(d.sha256)
+          ? { status: 200, body: toJson(row) }
+          : { status: 409, body: { code: 'event_conflict' } };
     });
   }
   return results as Array<{ status: number; body: unknown }>;
@@ -257,16 +308,15 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     });
     const stored = drafts.length ? await ingest(principal, drafts, now) : [];
     let next = 0;
-    const results = events.map((_, i) =>
-      refused.has(i) ? { status: 400, error: { code: refused.get(i) } } : toItem(stored[next++]),
-    );
+    const results = events.map((_, i) => (refused.has(i) ? { status: 400, error: { code: refused.get(i) } } : toItem(stored[next++])));
     return send(response, 200, { results });
   }
   const [result] = await ingest(principal, [draft(body, now.getTime())], now);
   send(response, result.status, result.body);
 }
 
-const toItem = (r: { status: number; body: unknown }) => (r.status >= 400 ? { status: r.status, error: r.body } : { status: r.status, event: r.body });
+const toItem = (r: { status: number; body: unknown }) =>
+  r.status >= 400 ? { status: r.status, error: r.body } : { status: r.status, event: r.body };
 
 createServer((request, response) => {
   handle(request, response).catch((error: unknown) => {

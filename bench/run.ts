@@ -60,7 +60,12 @@ const TARGETS = {
   peak_rss_mb_max: 250,
 };
 const PORTS = { service: 3921, second: 3922, floor: 3923, profiled: 3924, seed: 3918 };
-const APP = { service: 'sizefit-bench-service', second: 'sizefit-bench-service-2', floor: 'sizefit-bench-floor', profiled: 'sizefit-bench-profiled' };
+const APP = {
+  service: 'sizefit-bench-service',
+  second: 'sizefit-bench-service-2',
+  floor: 'sizefit-bench-floor',
+  profiled: 'sizefit-bench-profiled',
+};
 const CONNECTIONS = 16;
 const FIT_CONNECTIONS = 8;
 const BATCH_SIZE = 500;
@@ -89,7 +94,6 @@ function parseArgs(argv: string[]) {
   if (!(options.seconds > 0)) throw new Error('--seconds must be positive');
   return options;
 }
-
 
 /** One event as the bench sends it: no product, variant, session or order line, so both servers do the same work. */
 function eventFactory(source: string, runId: string) {
@@ -136,7 +140,8 @@ async function measured(
   return { result, node_cpu_ms_per_request: round2(nodeMs / answers), db_cpu_ms_per_request: round2(dbMs / answers) };
 }
 
-const brief = (r: LoadResult) => `${r.per_second}/s p50 ${r.ms.p50} ms p99 ${r.ms.p99} ms (${JSON.stringify(r.statuses)}, errors ${r.errors})`;
+const brief = (r: LoadResult) =>
+  `${r.per_second}/s p50 ${r.ms.p50} ms p99 ${r.ms.p99} ms (${JSON.stringify(r.statuses)}, errors ${r.errors})`;
 const withoutSamples = (m: Measured) => {
   const { samples: _samples, ...rest } = m.result;
   return { ...rest, node_cpu_ms_per_request: m.node_cpu_ms_per_request, db_cpu_ms_per_request: m.db_cpu_ms_per_request };
@@ -231,7 +236,13 @@ async function main(): Promise<void> {
       });
       client.close();
       results.metrics = {
-        store: { sessions: SESSIONS, seeded_at: seeded.seededAt, seed_seconds: seeded.seconds, seeded_in_this_run: seededInThisRun, rows: seeded.rows },
+        store: {
+          sessions: SESSIONS,
+          seeded_at: seeded.seededAt,
+          seed_seconds: seeded.seconds,
+          seeded_in_this_run: seededInThisRun,
+          rows: seeded.rows,
+        },
         correctness,
         rounds: 30,
         warmup: 3,
@@ -271,7 +282,10 @@ async function main(): Promise<void> {
       });
       // Both answer a redelivery 200 and a changed payload 409 before anything is timed.
       const probes: Json = {};
-      for (const [name, base] of [['service', service.base], ['floor', floor.base]] as const) {
+      for (const [name, base] of [
+        ['service', service.base],
+        ['floor', floor.base],
+      ] as const) {
         const body = { source: `bench-probe-${name}`, external_id: runId, type: 'add_to_cart', occurred_at: new Date().toISOString() };
         const got = [
           await status(base, eventsPath, bench.keys.events, JSON.stringify(body)),
@@ -292,7 +306,13 @@ async function main(): Promise<void> {
       }
       // The framework's ceiling: the service's cheapest route (GET /healthz: no key, no database), so that the
       // floor can be read against what the service's HTTP pipeline alone allows at the same concurrency.
-      const empty = await measured(db, [servers.service], [{ base: service.base, connections: CONNECTIONS, path: '/healthz', key: '' }], seconds, 200);
+      const empty = await measured(
+        db,
+        [servers.service],
+        [{ base: service.base, connections: CONNECTIONS, path: '/healthz', key: '' }],
+        seconds,
+        200,
+      );
       log(`empty pipeline (GET /healthz): ${brief(empty.result)}; cpu/request node ${empty.node_cpu_ms_per_request} ms`);
       const svc = combine(runs.service);
       const flr = combine(runs.floor);
@@ -308,7 +328,11 @@ async function main(): Promise<void> {
         // + the warm-up's, which are not in `answered`
         if (rows[0].n < answered) throw new Error(`${name}: ${answered} answered 201 but only ${rows[0].n} rows stored`);
       }
-      const ratio = { throughput: round2(svc.per_second / flr.per_second), p50: round2(svc.ms.p50 / flr.ms.p50), p99: round2(svc.ms.p99 / flr.ms.p99) };
+      const ratio = {
+        throughput: round2(svc.per_second / flr.per_second),
+        p50: round2(svc.ms.p50 / flr.ms.p50),
+        p99: round2(svc.ms.p99 / flr.ms.p99),
+      };
       results.ingestion = {
         connections: CONNECTIONS,
         seconds_per_run: seconds,
@@ -327,7 +351,9 @@ async function main(): Promise<void> {
           p99: ratio.p99 <= TARGETS.ingestion_p99_ratio_max,
         },
       };
-      log(`ingest: service ${svc.per_second}/s vs floor ${flr.per_second}/s (×${ratio.throughput}); p99 ${svc.ms.p99} vs ${flr.ms.p99} ms (×${ratio.p99})`);
+      log(
+        `ingest: service ${svc.per_second}/s vs floor ${flr.per_second}/s (×${ratio.throughput}); p99 ${svc.ms.p99} vs ${flr.ms.p99} ms (×${ratio.p99})`,
+      );
       timings.ingest = round1((performance.now() - t) / 1000);
     }
 
@@ -533,7 +559,9 @@ async function fitFlow(base: string, bench: BenchStore, seconds: number): Promis
     seqRef.push(performance.now() - t);
   }
   sequential.close();
-  log(`fit sequential: flow p50 ${percentile(seq.flow, 50)} ms p99 ${percentile(seq.flow, 99)} ms; reference GET p50 ${percentile(seqRef, 50)} ms`);
+  log(
+    `fit sequential: flow p50 ${percentile(seq.flow, 50)} ms p99 ${percentile(seq.flow, 99)} ms; reference GET p50 ${percentile(seqRef, 50)} ms`,
+  );
 
   // 8 connections, each running flows back to back for `seconds`; then the reference the same way.
   const concurrent = new JsonClient(base, FIT_CONNECTIONS);
@@ -560,7 +588,9 @@ async function fitFlow(base: string, bench: BenchStore, seconds: number): Promis
   );
   const refSeconds = (performance.now() - t1) / 1000;
   concurrent.close();
-  log(`fit ×${FIT_CONNECTIONS}: flow p50 ${percentile(par.flow, 50)} ms p99 ${percentile(par.flow, 99)} ms, ${Math.round(par.flow.length / flowSeconds)} flows/s`);
+  log(
+    `fit ×${FIT_CONNECTIONS}: flow p50 ${percentile(par.flow, 50)} ms p99 ${percentile(par.flow, 99)} ms, ${Math.round(par.flow.length / flowSeconds)} flows/s`,
+  );
   return {
     sequential: { flows: seq.flow.length, warmup_flows: 30, ms: report(seq) },
     concurrent: {
@@ -636,10 +666,15 @@ function printSummary(o: Json): void {
   const lines: string[] = [];
   const i = o.ingestion;
   if (i) {
-    lines.push(`ingestion ×${i.connections}: service ${i.service.per_second}/s p50 ${i.service.ms.p50} p99 ${i.service.ms.p99} ms | floor ${i.floor.per_second}/s p50 ${i.floor.ms.p50} p99 ${i.floor.ms.p99} ms | ratio ×${i.ratio.throughput} (≥ 0.8), p99 ×${i.ratio.p99} (≤ 1.5) | empty pipeline ${i.empty_pipeline.per_second}/s`);
+    lines.push(
+      `ingestion ×${i.connections}: service ${i.service.per_second}/s p50 ${i.service.ms.p50} p99 ${i.service.ms.p99} ms | floor ${i.floor.per_second}/s p50 ${i.floor.ms.p50} p99 ${i.floor.ms.p99} ms | ratio ×${i.ratio.throughput} (≥ 0.8), p99 ×${i.ratio.p99} (≤ 1.5) | empty pipeline ${i.empty_pipeline.per_second}/s`,
+    );
   }
   const b = o.batch;
-  if (b) lines.push(`batch ${b.batch_size}: service ${b.service.events_per_second} events/s | floor ${b.floor.events_per_second} events/s (target ≥ 20000)`);
+  if (b)
+    lines.push(
+      `batch ${b.batch_size}: service ${b.service.events_per_second} events/s | floor ${b.floor.events_per_second} events/s (target ≥ 20000)`,
+    );
   const m = o.metrics;
   if (m) {
     for (const [k, v] of Object.entries(m.ms as Json)) {
@@ -648,9 +683,14 @@ function printSummary(o: Json): void {
   }
   const f = o.fit;
   if (f) {
-    lines.push(`fit sequential flow: p50 ${f.sequential.ms.flow.p50} p99 ${f.sequential.ms.flow.p99} ms | ×8: p50 ${f.concurrent.ms.flow.p50} p99 ${f.concurrent.ms.flow.p99} ms, ${f.concurrent.flows_per_second} flows/s`);
+    lines.push(
+      `fit sequential flow: p50 ${f.sequential.ms.flow.p50} p99 ${f.sequential.ms.flow.p99} ms | ×8: p50 ${f.concurrent.ms.flow.p50} p99 ${f.concurrent.ms.flow.p99} ms, ${f.concurrent.flows_per_second} flows/s`,
+    );
   }
-  if (o.memory) lines.push(`memory: service peak RSS ${o.memory.service_peak_rss_mb} MB (floor ${o.memory.reference_floor_peak_rss_mb} MB; target ≤ 250)`);
+  if (o.memory)
+    lines.push(
+      `memory: service peak RSS ${o.memory.service_peak_rss_mb} MB (floor ${o.memory.reference_floor_peak_rss_mb} MB; target ≤ 250)`,
+    );
   const s = o.scale_out;
   if (s) lines.push(`scale-out: one process ${s.one_process.per_second}/s, two ${s.two_processes.per_second}/s (×${s.ratio.throughput})`);
   console.log(lines.join('\n'));

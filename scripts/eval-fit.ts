@@ -266,7 +266,10 @@ function crossValidate(people: readonly Person[], ansurTrain: readonly Subject[]
             });
         }
         const all = Object.fromEntries(zonesOf(c).map((z) => [z, personZones(p)[z]]));
-        const r = recommend({ chart: c.chart, zoneWeights: c.zoneWeights, fitAdjustment: 'true_to_size', shopper: { measured: all } }, model);
+        const r = recommend(
+          { chart: c.chart, zoneWeights: c.zoneWeights, fitAdjustment: 'true_to_size', shopper: { measured: all } },
+          model,
+        );
         counts[0] += r.sizeLabel === c.chart.sizes[truth].label ? 1 : 0;
         counts[1]++;
       }
@@ -286,17 +289,22 @@ function main(): void {
   const checks: { text: string; pass: boolean }[] = [];
 
   // 1. NHANES cross-validation
-  const soldiersOnly = compile(
-    fitBodyModel(nhanes.people, ansurTrain, { ...DEFAULT_FIT_OPTIONS, civilianZones: false }),
-    'ansur-only',
-  );
+  const soldiersOnly = compile(fitBodyModel(nhanes.people, ansurTrain, { ...DEFAULT_FIT_OPTIONS, civilianZones: false }), 'ansur-only');
   const cv = crossValidate(nhanes.people, ansurTrain, soldiersOnly);
   const primary: Scenario = 'height, weight, age, sex';
   for (const weighted of [false, true]) {
     const rows: string[][] = [];
     for (const c of NHANES_CHARTS) {
       const predictions = cv.byChart.get(c.name)?.get(primary) ?? [];
-      for (const g of GROUPS) rows.push(resultRow(c.name, g.name, predictions.filter((p) => g.keep(p.body)), weighted));
+      for (const g of GROUPS)
+        rows.push(
+          resultRow(
+            c.name,
+            g.name,
+            predictions.filter((p) => g.keep(p.body)),
+            weighted,
+          ),
+        );
     }
     lines.push(
       weighted
@@ -341,7 +349,15 @@ function main(): void {
             sub.map((p) => p.unweighted),
             floorRandom,
           );
-          cellRows.push([c.name, `${sex}, ${band.name}, ${bmi.name}`, String(t.n), pct(t.exact), fixed(t.ece), fixed(subFloor), fixed(t.meanConfidence)]);
+          cellRows.push([
+            c.name,
+            `${sex}, ${band.name}, ${bmi.name}`,
+            String(t.n),
+            pct(t.exact),
+            fixed(t.ece),
+            fixed(subFloor),
+            fixed(t.meanConfidence),
+          ]);
         }
       }
     }
@@ -361,7 +377,15 @@ function main(): void {
     for (const scenario of SCENARIOS) {
       const predictions = cv.byChart.get(c.name)?.get(scenario) ?? [];
       for (const g of GROUPS.slice(0, 3)) {
-        scenarioRows.push([scenario, ...resultRow(c.name, g.name, predictions.filter((p) => g.keep(p.body)), false)]);
+        scenarioRows.push([
+          scenario,
+          ...resultRow(
+            c.name,
+            g.name,
+            predictions.filter((p) => g.keep(p.body)),
+            false,
+          ),
+        ]);
       }
     }
   }
@@ -393,7 +417,15 @@ function main(): void {
         mostCommon: mode(s),
       };
     });
-    for (const g of GROUPS.slice(0, 3)) ansurRows.push(resultRow(c.name, g.name, predictions.filter((p) => g.keep(p.body)), false));
+    for (const g of GROUPS.slice(0, 3))
+      ansurRows.push(
+        resultRow(
+          c.name,
+          g.name,
+          predictions.filter((p) => g.keep(p.body)),
+          false,
+        ),
+      );
     const now = summarise(predictions.map((p) => p.scored)).exact;
     const before = summarise(predictions.map((p) => p.soldiersOnly as Scored)).exact;
     checks.push({

@@ -37,7 +37,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { call, type Json, startService } from '../bench/lib/service.js';
 
-
 export interface SeedOptions {
   readonly databaseUrl: string;
   /** Base URL and operator key of a service running on that database. */
@@ -93,8 +92,14 @@ export function statePath(databaseUrl: string): string {
 function schemaFingerprint(): string {
   const dir = join(ROOT, 'dist', 'src', 'database', 'migrations');
   const hash = createHash('sha256');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) {
-    hash.update(file).update('\0').update(readFileSync(join(dir, file))).update('\0');
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort()) {
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(dir, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -205,7 +210,14 @@ async function createStore(api: SeedOptions['api']) {
     category: 'tops',
     zone_weights: { chest: 1, waist: 0.5 },
   });
-  const bounds: [string, number, number][] = [['XS', 78, 63], ['S', 86, 71], ['M', 94, 79], ['L', 102, 87], ['XL', 110, 95], ['XXL', 118, 103]];
+  const bounds: [string, number, number][] = [
+    ['XS', 78, 63],
+    ['S', 86, 71],
+    ['M', 94, 79],
+    ['L', 102, 87],
+    ['XL', 110, 95],
+    ['XXL', 118, 103],
+  ];
   const chart = await call(base, 'POST', `${s}/size-charts`, adminKey, {
     name: 'Tops',
     unit: 'cm',
@@ -233,7 +245,13 @@ async function createStore(api: SeedOptions['api']) {
       const label = recommended.recommendation.size_label as string;
       const other = bounds[(bounds.findIndex(([l]) => l === label) + 1) % bounds.length][0];
       await call(base, 'POST', `${s}/sessions/${session.id}/decision`, fitKey, { size_label: label });
-      templates.push({ session: session.id, variants: [...variants.values()], accepted: variants.get(label), overridden: variants.get(other), other });
+      templates.push({
+        session: session.id,
+        variants: [...variants.values()],
+        accepted: variants.get(label),
+        overridden: variants.get(other),
+        other,
+      });
     }
   }
   return { merchantId: merchant.merchant.id as string, adminKey, storeId: store, chartId: chart.id as string, templates };
@@ -452,9 +470,20 @@ export async function seedMetrics(options: SeedOptions): Promise<SeedResult> {
               e.order_id, e.line_item_id, e.reason, 1, e.occurred_at, e.received_at,
               -- the canonical digest the events endpoint computes (event-rules.ts), so a redelivery compares equal
               sha256(convert_to('[1,' || concat_ws(',', ${[
-                'e.source', 'e.external_id', 'e.type', 'e.product_id', 'e.variant_id', 'e.session_id', 'e.order_id',
-                'e.line_item_id', 'e.reason', '1', iso('e.occurred_at'),
-              ].map(jsonText).join(', ')}) || ']', 'UTF8'))
+                'e.source',
+                'e.external_id',
+                'e.type',
+                'e.product_id',
+                'e.variant_id',
+                'e.session_id',
+                'e.order_id',
+                'e.line_item_id',
+                'e.reason',
+                '1',
+                iso('e.occurred_at'),
+              ]
+                .map(jsonText)
+                .join(', ')}) || ']', 'UTF8'))
          FROM seed_events e
         ORDER BY e.received_at`,
       [merchantId, storeId],
@@ -500,7 +529,9 @@ export async function seedMetrics(options: SeedOptions): Promise<SeedResult> {
     // Every invariant ingestion keeps, checked against the stored events and sessions: fails the seed (and rolls it
     // back) on any mismatch.
     const t = performance.now();
-    const { rows: [broken] } = await db.query(SUMMARY_INVARIANTS, [storeId]);
+    const {
+      rows: [broken],
+    } = await db.query(SUMMARY_INVARIANTS, [storeId]);
     log(`invariants checked in ${((performance.now() - t) / 1000).toFixed(1)} s: ${JSON.stringify(broken)}`);
     if (Object.values(broken).some((n) => n !== 0)) {
       throw new Error(`seeded summaries break ingestion's invariants: ${JSON.stringify(broken)}`);

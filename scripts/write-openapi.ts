@@ -13,7 +13,13 @@ import { generateSecret, OPERATOR_KEY_PREFIX } from '../src/auth/key-secret.js';
 import { loadConfig } from '../src/config/app.config.js';
 
 const target = process.argv[2] ?? 'openapi.json';
-const config = loadConfig({ ...process.env, DATABASE_URL: '', DATA_DIR: 'memory://', OPERATOR_BOOTSTRAP_KEY: generateSecret(OPERATOR_KEY_PREFIX), LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: '',
+  DATA_DIR: 'memory://',
+  OPERATOR_BOOTSTRAP_KEY: generateSecret(OPERATOR_KEY_PREFIX),
+  LOG_LEVEL: 'silent',
+});
 const app = await createApp(config);
 try {
   await app.listen(0, '127.0.0.1');

@@ -51,7 +51,11 @@ describe('API keys', () => {
   describe('POST /v1/api-keys', () => {
     it('issues a store-scoped key: 201 with the record and its secret, once', async () => {
       const tenant = await createTenant(t);
-      const response = await post(tenant.admin.secret, { name: 'Checkout backend', scopes: ['events', 'analytics'], store_id: tenant.storeId });
+      const response = await post(tenant.admin.secret, {
+        name: 'Checkout backend',
+        scopes: ['events', 'analytics'],
+        store_id: tenant.storeId,
+      });
 
       expect(response.status).toBe(201);
       expect(Object.keys(response.body as object).sort()).toEqual([...KEY_RECORD_FIELDS, 'secret'].sort());
@@ -144,17 +148,15 @@ describe('API keys', () => {
     });
 
     describe('store_id', () => {
-      it.each([
-        [['events']],
-        [['catalog', 'fit']],
-        [['admin', 'catalog']],
-        [['analytics', 'admin']],
-      ])('answers 400 validation_failed on store_id when scopes %j come without one, and issues nothing', async (scopes) => {
-        const tenant = await createTenant(t);
-        const response = await post(tenant.admin.secret, { name: 'unbound', scopes });
-        expectFieldError(response, 'store_id');
-        expect((await allKeys(tenant.admin.secret)).map((k) => k.id)).toEqual([tenant.admin.id]);
-      });
+      it.each([[['events']], [['catalog', 'fit']], [['admin', 'catalog']], [['analytics', 'admin']]])(
+        'answers 400 validation_failed on store_id when scopes %j come without one, and issues nothing',
+        async (scopes) => {
+          const tenant = await createTenant(t);
+          const response = await post(tenant.admin.secret, { name: 'unbound', scopes });
+          expectFieldError(response, 'store_id');
+          expect((await allKeys(tenant.admin.secret)).map((k) => k.id)).toEqual([tenant.admin.id]);
+        },
+      );
 
       it('answers 400 on store_id when store_id is null for a non-admin key', async () => {
         const tenant = await createTenant(t);
@@ -163,7 +165,7 @@ describe('API keys', () => {
       });
 
       const FOREIGN_STORES: Array<[string, () => Promise<string>]> = [
-        ["a store of another merchant", async () => (await createTenant(t)).storeId],
+        ['a store of another merchant', async () => (await createTenant(t)).storeId],
         ['a uuid that names no store', async () => randomUUID()],
         ['not a uuid', async () => 'not-a-store-id'],
       ];
@@ -309,7 +311,7 @@ describe('API keys', () => {
       expect(data.map((k) => k.id)).toEqual([tenant.admin.id]);
     });
 
-    it('lists only the keys bound to one store with ?store_id=, and nothing for another merchant\'s store', async () => {
+    it("lists only the keys bound to one store with ?store_id=, and nothing for another merchant's store", async () => {
       const tenant = await createTenant(t);
       const other = await createTenant(t);
       const secondStore = await createStore(t, tenant.admin.secret);
@@ -524,7 +526,7 @@ describe('API keys', () => {
       expect((await post(replacement.secret, { name: 'after rotation', scopes: ['admin'] })).status).toBe(201);
     });
 
-    it("lets a store-bound admin key revoke a key of its own store", async () => {
+    it('lets a store-bound admin key revoke a key of its own store', async () => {
       const tenant = await createTenant(t);
       const bound = await issueKey(t, tenant.admin.secret, { scopes: ['admin'], store_id: tenant.storeId });
       const target = await issueKey(t, tenant.admin.secret, { scopes: ['events'], store_id: tenant.storeId });

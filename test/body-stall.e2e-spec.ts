@@ -13,7 +13,9 @@ describe('large bodies never stall the service', () => {
 
   /** Sends the body `times` at once, on `path` with `headers`; resolves with the answers. */
   const flood = (path: string, headers: Record<string, string>, times = 8) =>
-    Promise.all(Array.from({ length: times }, () => t.http().post(path).set(headers).set('Content-Type', 'application/json').send(HUGE_LIST)));
+    Promise.all(
+      Array.from({ length: times }, () => t.http().post(path).set(headers).set('Content-Type', 'application/json').send(HUGE_LIST)),
+    );
 
   /** The longest the event loop was held up while `work` ran, in milliseconds. */
   async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {

@@ -25,7 +25,6 @@ describe('catalog', () => {
   const patch = (secret: string, path: string, body: object) => t.http().patch(path).set(bearer(secret)).send(body);
   const del = (secret: string, path: string) => t.http().delete(path).set(bearer(secret));
 
-
   /** Three items created oldest to newest read back newest first in pages of two that follow next_cursor. */
   async function expectTwoPages(secret: string, listPath: string, oldestFirst: string[]): Promise<void> {
     expect(oldestFirst).toHaveLength(3);
@@ -280,19 +279,43 @@ describe('catalog', () => {
     const M = { label: 'M', measurements: { chest: { min: 94, max: 102 } } };
     it.each([
       ['a duplicate label', { sizes: [S, { ...M, label: 'S' }] }, { 'sizes[1].label': 'duplicate_label' }],
-      ['min above max', { sizes: [{ label: 'S', measurements: { chest: { min: 94, max: 86 } } }] }, { 'sizes[0].measurements.chest': 'min_not_below_max' }],
-      ['min equal to max', { sizes: [S, { label: 'M', measurements: { chest: { min: 94, max: 94 } } }] }, { 'sizes[1].measurements.chest': 'min_not_below_max' }],
+      [
+        'min above max',
+        { sizes: [{ label: 'S', measurements: { chest: { min: 94, max: 86 } } }] },
+        { 'sizes[0].measurements.chest': 'min_not_below_max' },
+      ],
+      [
+        'min equal to max',
+        { sizes: [S, { label: 'M', measurements: { chest: { min: 94, max: 94 } } }] },
+        { 'sizes[1].measurements.chest': 'min_not_below_max' },
+      ],
       ['sizes largest first', { sizes: [M, S] }, { 'sizes[1].measurements.chest': 'not_ascending' }],
       ['no sizes', { sizes: [] }, { sizes: 'must_not_be_empty' }],
       ['sizes left out', { sizes: undefined }, { sizes: 'must_be_array' }],
       ['sizes as an object', { sizes: { S } }, { sizes: 'must_be_array' }],
-      ['an unknown zone in a size', { sizes: [S, { label: 'M', measurements: { chest: { min: 94, max: 102 }, elbow: { min: 1, max: 2 } } }] }, { 'sizes[1].measurements.elbow': 'unknown_zone' }],
+      [
+        'an unknown zone in a size',
+        { sizes: [S, { label: 'M', measurements: { chest: { min: 94, max: 102 }, elbow: { min: 1, max: 2 } } }] },
+        { 'sizes[1].measurements.elbow': 'unknown_zone' },
+      ],
       ['a size without measurements', { sizes: [{ label: 'S', measurements: {} }] }, { 'sizes[0].measurements': 'must_be_object' }],
-      ['a range without max', { sizes: [{ label: 'S', measurements: { chest: { min: 86 } } }] }, { 'sizes[0].measurements.chest': 'must_be_range' }],
-      ['a negative range', { sizes: [{ label: 'S', measurements: { chest: { min: -1, max: 5 } } }] }, { 'sizes[0].measurements.chest': 'out_of_range' }],
+      [
+        'a range without max',
+        { sizes: [{ label: 'S', measurements: { chest: { min: 86 } } }] },
+        { 'sizes[0].measurements.chest': 'must_be_range' },
+      ],
+      [
+        'a negative range',
+        { sizes: [{ label: 'S', measurements: { chest: { min: -1, max: 5 } } }] },
+        { 'sizes[0].measurements.chest': 'out_of_range' },
+      ],
       ['an unknown field in a size', { sizes: [{ ...S, colour: 'red' }] }, { 'sizes[0].colour': 'unknown_field' }],
       ['a blank label', { sizes: [{ ...S, label: ' ' }] }, { 'sizes[0].label': 'invalid_label' }],
-      ['51 sizes', { sizes: Array.from({ length: 51 }, (_, i) => ({ label: `S${i}`, measurements: { chest: { min: 50 + i, max: 51 + i } } })) }, { sizes: 'too_many_items' }],
+      [
+        '51 sizes',
+        { sizes: Array.from({ length: 51 }, (_, i) => ({ label: `S${i}`, measurements: { chest: { min: 50 + i, max: 51 + i } } })) },
+        { sizes: 'too_many_items' },
+      ],
       ['an unknown unit', { unit: 'mm' }, { unit: 'not_allowed_value' }],
       ['an unknown measurement type', { measurement_type: 'model' }, { measurement_type: 'not_allowed_value' }],
       ['a negative ease', { measurement_type: 'garment', ease_cm: -1 }, { ease_cm: 'too_small' }],
@@ -414,7 +437,11 @@ describe('catalog', () => {
 
       const archived = await del(admin.secret, `${chartsOf(storeId)}/${chart.id}`);
       expect(archived.status).toBe(200);
-      expect(archived.body).toEqual({ ...chart, archived_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP) });
+      expect(archived.body).toEqual({
+        ...chart,
+        archived_at: expect.stringMatching(TIMESTAMP),
+        updated_at: expect.stringMatching(TIMESTAMP),
+      });
       expect((await get(admin.secret, `${chartsOf(storeId)}/${chart.id}`)).body).toEqual(archived.body);
 
       const again = await del(admin.secret, `${chartsOf(storeId)}/${chart.id}`);
@@ -422,9 +449,12 @@ describe('catalog', () => {
       expect(again.body.archived_at).toBe(archived.body.archived_at);
 
       const type = await createProductType(t, admin.secret, storeId);
-      expectErrors(await post(admin.secret, at(storeId, '/products'), { title: 'New', product_type_id: type.id, size_chart_id: chart.id }), {
-        size_chart_id: 'archived',
-      });
+      expectErrors(
+        await post(admin.secret, at(storeId, '/products'), { title: 'New', product_type_id: type.id, size_chart_id: chart.id }),
+        {
+          size_chart_id: 'archived',
+        },
+      );
       const other = await createProduct(t, admin.secret, storeId, { product_type_id: type.id });
       expectErrors(await patch(admin.secret, at(storeId, `/products/${other.id}`), { size_chart_id: chart.id }), {
         size_chart_id: 'archived',
@@ -517,8 +547,17 @@ describe('catalog', () => {
       expect(retitled.status).toBe(200);
       expect(retitled.body).toEqual({ ...product, title: 'New title', updated_at: expect.stringMatching(TIMESTAMP) });
 
-      const changed = await patch(tenant.admin.secret, path, { product_type_id: otherType.id, fit_adjustment: 'runs_large', external_id: 'p-2' });
-      expect(changed.body).toMatchObject({ title: 'New title', product_type_id: otherType.id, fit_adjustment: 'runs_large', external_id: 'p-2' });
+      const changed = await patch(tenant.admin.secret, path, {
+        product_type_id: otherType.id,
+        fit_adjustment: 'runs_large',
+        external_id: 'p-2',
+      });
+      expect(changed.body).toMatchObject({
+        title: 'New title',
+        product_type_id: otherType.id,
+        fit_adjustment: 'runs_large',
+        external_id: 'p-2',
+      });
 
       const cleared = await patch(tenant.admin.secret, path, { external_id: null });
       expect(cleared.body).toMatchObject({ external_id: null, title: 'New title', fit_adjustment: 'runs_large' });
@@ -571,7 +610,9 @@ describe('catalog', () => {
       const base = { title: 'Tee', product_type_id: typeId, size_chart_id: chart.id };
 
       for (const product_type_id of [foreign.typeId, siblings.typeId, foreignProduct.id, chart.id]) {
-        expectErrors(await post(mine.admin.secret, productsOf(mine.storeId), { ...base, product_type_id }), { product_type_id: 'not_found' });
+        expectErrors(await post(mine.admin.secret, productsOf(mine.storeId), { ...base, product_type_id }), {
+          product_type_id: 'not_found',
+        });
       }
       for (const size_chart_id of [foreign.chart.id, siblings.chart.id, typeId]) {
         expectErrors(await post(mine.admin.secret, productsOf(mine.storeId), { ...base, size_chart_id }), { size_chart_id: 'not_found' });
@@ -660,7 +701,9 @@ describe('catalog', () => {
       const { typeId, chart } = await typeAndChart(tenant);
       const ids: string[] = [];
       for (const title of ['A', 'B', 'C']) {
-        ids.push((await createProduct(t, tenant.admin.secret, tenant.storeId, { title, product_type_id: typeId, size_chart_id: chart.id })).id);
+        ids.push(
+          (await createProduct(t, tenant.admin.secret, tenant.storeId, { title, product_type_id: typeId, size_chart_id: chart.id })).id,
+        );
       }
       await expectTwoPages(tenant.admin.secret, productsOf(tenant.storeId), ids);
     });
@@ -686,7 +729,9 @@ describe('catalog', () => {
       const path = `${productsOf(tenant.storeId)}/${product.id}`;
 
       const lacking = await createSizeChart(t, tenant.admin.secret, tenant.storeId, { sizes: DEFAULT_SIZES.slice(0, 2) });
-      expectErrors(await patch(tenant.admin.secret, path, { size_chart_id: lacking.id, title: 'Moved' }), { size_chart_id: 'label_mismatch' });
+      expectErrors(await patch(tenant.admin.secret, path, { size_chart_id: lacking.id, title: 'Moved' }), {
+        size_chart_id: 'label_mismatch',
+      });
       expect((await get(tenant.admin.secret, path)).body).toEqual(product);
 
       const fitting = await createSizeChart(t, tenant.admin.secret, tenant.storeId, {
@@ -724,7 +769,11 @@ describe('catalog', () => {
 
       const archived = await del(tenant.admin.secret, path);
       expect(archived.status).toBe(200);
-      expect(archived.body).toEqual({ ...product, archived_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP) });
+      expect(archived.body).toEqual({
+        ...product,
+        archived_at: expect.stringMatching(TIMESTAMP),
+        updated_at: expect.stringMatching(TIMESTAMP),
+      });
       expect((await get(tenant.admin.secret, path)).body).toEqual(archived.body);
       expect((await get(tenant.admin.secret, `${path}/variants/${variant.id}`)).status).toBe(200);
 
@@ -772,7 +821,12 @@ describe('catalog', () => {
     it('changes only the fields a PATCH sends, and removes optional ones on null', async () => {
       const { admin, storeId } = await createTenant(t);
       const product = await createProduct(t, admin.secret, storeId);
-      const variant = await createVariant(t, admin.secret, storeId, product.id, { size_label: 'S', sku: 'A', title: 'T', external_id: 'e' });
+      const variant = await createVariant(t, admin.secret, storeId, product.id, {
+        size_label: 'S',
+        sku: 'A',
+        title: 'T',
+        external_id: 'e',
+      });
       const path = `${variantsOf(storeId, product.id)}/${variant.id}`;
 
       const resized = await patch(admin.secret, path, { size_label: 'L' });
@@ -831,7 +885,10 @@ describe('catalog', () => {
       const { admin, storeId } = await createTenant(t);
       const product = await createProduct(t, admin.secret, storeId);
       const body = { size_label: 'M', external_id: 'race' };
-      const responses = await Promise.all([post(admin.secret, variantsOf(storeId, product.id), body), post(admin.secret, variantsOf(storeId, product.id), body)]);
+      const responses = await Promise.all([
+        post(admin.secret, variantsOf(storeId, product.id), body),
+        post(admin.secret, variantsOf(storeId, product.id), body),
+      ]);
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409]);
       expect((await get(admin.secret, variantsOf(storeId, product.id))).body.data).toHaveLength(1);
     });
@@ -900,7 +957,13 @@ describe('catalog', () => {
           post(admin.secret, at(storeId, '/products'), { title: 'Race', product_type_id: type.id, size_chart_id: chart.id }),
           del(admin.secret, at(storeId, `/product-types/${type.id}`)),
         ]);
-        expectOneOf([outcome(created), outcome(deleted)], [['201', '409:in_use'], ['400:product_type_id/not_found', '204']]);
+        expectOneOf(
+          [outcome(created), outcome(deleted)],
+          [
+            ['201', '409:in_use'],
+            ['400:product_type_id/not_found', '204'],
+          ],
+        );
       }
     });
 
@@ -913,7 +976,13 @@ describe('catalog', () => {
           post(admin.secret, at(storeId, '/products'), { title: 'Race', product_type_id: type.id, size_chart_id: chart.id }),
           del(admin.secret, at(storeId, `/size-charts/${chart.id}`)),
         ]);
-        expectOneOf([outcome(created), outcome(deleted)], [['201', '409:in_use'], ['400:size_chart_id/not_found', '204']]);
+        expectOneOf(
+          [outcome(created), outcome(deleted)],
+          [
+            ['201', '409:in_use'],
+            ['400:size_chart_id/not_found', '204'],
+          ],
+        );
       }
     });
 
@@ -925,7 +994,13 @@ describe('catalog', () => {
           post(admin.secret, at(storeId, '/sessions'), { product_id: product.id }),
           del(admin.secret, at(storeId, `/products/${product.id}`)),
         ]);
-        expectOneOf([outcome(started), outcome(deleted)], [['201', '200'], ['400:product_id/not_found', '204']]);
+        expectOneOf(
+          [outcome(started), outcome(deleted)],
+          [
+            ['201', '200'],
+            ['400:product_id/not_found', '204'],
+          ],
+        );
       }
     });
 
@@ -938,8 +1013,16 @@ describe('catalog', () => {
           post(admin.secret, at(storeId, `/products/${product.id}/variants`), { size_label: 'L' }),
           patch(admin.secret, at(storeId, `/size-charts/${product.size_chart_id}`), { sizes: [small, medium] }),
         ]);
-        expectOneOf([outcome(variant), outcome(trimmed)], [['201', '400:sizes/label_in_use'], ['400:size_label/unknown_size', '200']]);
-        const labels = (await get(admin.secret, at(storeId, `/size-charts/${product.size_chart_id}`))).body.sizes.map((size: SizeDefinitionBody) => size.label);
+        expectOneOf(
+          [outcome(variant), outcome(trimmed)],
+          [
+            ['201', '400:sizes/label_in_use'],
+            ['400:size_label/unknown_size', '200'],
+          ],
+        );
+        const labels = (await get(admin.secret, at(storeId, `/size-charts/${product.size_chart_id}`))).body.sizes.map(
+          (size: SizeDefinitionBody) => size.label,
+        );
         const variants = (await get(admin.secret, at(storeId, `/products/${product.id}/variants`))).body.data as { size_label: string }[];
         for (const { size_label } of variants) expect(labels).toContain(size_label);
       }
@@ -997,28 +1080,39 @@ describe('catalog', () => {
         for (const path of [...siblingCatalog.lists, ...siblingCatalog.items, ...foreignCatalog.lists, ...foreignCatalog.items]) {
           expectProblem(await get(key.secret, path), 403, 'store_forbidden');
         }
-        expectProblem(await post(key.secret, siblingCatalog.lists[0], { name: 'x', category: 'tops', zone_weights: { chest: 1 } }), 403, 'store_forbidden');
+        expectProblem(
+          await post(key.secret, siblingCatalog.lists[0], { name: 'x', category: 'tops', zone_weights: { chest: 1 } }),
+          403,
+          'store_forbidden',
+        );
         expectProblem(await patch(key.secret, siblingCatalog.items[2], { title: 'Hijacked' }), 403, 'store_forbidden');
         expectProblem(await del(key.secret, siblingCatalog.items[1]), 403, 'store_forbidden');
       }
       expect((await get(mine.admin.secret, siblingCatalog.items[2])).body).toEqual(siblingCatalog.product);
     });
 
-    it.each([['events'], ['fit'], ['analytics']])('refuses a key with only the %s scope with 403 insufficient_scope and changes nothing', async (scope) => {
-      const tenant = await createTenant(t);
-      const catalog = await catalogOf(tenant);
-      const key = await issueKey(t, tenant.admin.secret, { scopes: [scope], store_id: tenant.storeId });
-      for (const path of catalog.lists) expectProblem(await get(key.secret, path), 403, 'insufficient_scope');
-      for (const path of catalog.items) {
-        expectProblem(await get(key.secret, path), 403, 'insufficient_scope');
-        expectProblem(await patch(key.secret, path, {}), 403, 'insufficient_scope');
-        expectProblem(await del(key.secret, path), 403, 'insufficient_scope');
-      }
-      expectProblem(await post(key.secret, catalog.lists[0], { name: 'x', category: 'tops', zone_weights: { chest: 1 } }), 403, 'insufficient_scope');
-      expectProblem(await post(key.secret, catalog.lists[3], { size_label: 'M' }), 403, 'insufficient_scope');
-      expect((await get(tenant.admin.secret, catalog.items[2])).body).toEqual(catalog.product);
-      expect((await get(tenant.admin.secret, catalog.lists[3])).body.data).toHaveLength(1);
-    });
+    it.each([['events'], ['fit'], ['analytics']])(
+      'refuses a key with only the %s scope with 403 insufficient_scope and changes nothing',
+      async (scope) => {
+        const tenant = await createTenant(t);
+        const catalog = await catalogOf(tenant);
+        const key = await issueKey(t, tenant.admin.secret, { scopes: [scope], store_id: tenant.storeId });
+        for (const path of catalog.lists) expectProblem(await get(key.secret, path), 403, 'insufficient_scope');
+        for (const path of catalog.items) {
+          expectProblem(await get(key.secret, path), 403, 'insufficient_scope');
+          expectProblem(await patch(key.secret, path, {}), 403, 'insufficient_scope');
+          expectProblem(await del(key.secret, path), 403, 'insufficient_scope');
+        }
+        expectProblem(
+          await post(key.secret, catalog.lists[0], { name: 'x', category: 'tops', zone_weights: { chest: 1 } }),
+          403,
+          'insufficient_scope',
+        );
+        expectProblem(await post(key.secret, catalog.lists[3], { size_label: 'M' }), 403, 'insufficient_scope');
+        expect((await get(tenant.admin.secret, catalog.items[2])).body).toEqual(catalog.product);
+        expect((await get(tenant.admin.secret, catalog.lists[3])).body.data).toHaveLength(1);
+      },
+    );
 
     it('answers another merchant’s catalog with 404, as if it did not exist, and leaves it alone', async () => {
       const mine = await createTenant(t);
@@ -1036,7 +1130,9 @@ describe('catalog', () => {
       const foreignProduct = await get(mine.admin.secret, inMyStore[2]);
       expect(foreignProduct.body.detail).toBe(missing.body.detail);
       expect(foreignProduct.text).not.toContain(theirs.storeId);
-      for (const [path, body] of foreign.items.map((p, i) => [p, [foreign.type, foreign.chart, foreign.product, foreign.variant][i]] as const)) {
+      for (const [path, body] of foreign.items.map(
+        (p, i) => [p, [foreign.type, foreign.chart, foreign.product, foreign.variant][i]] as const,
+      )) {
         expect((await get(theirs.admin.secret, path)).body).toEqual(body);
       }
     });

@@ -165,7 +165,11 @@ describe('concurrency', () => {
 
   it(`lets exactly one of ${CLIENTS} concurrent decisions on one session through, refuses the rest with 409, and stores one decision`, async () => {
     const shop = await newShop();
-    const started = await t.http().post(`/v1/stores/${shop.storeId}/sessions`).set(bearer(shop.secret)).send({ product_id: shop.productId });
+    const started = await t
+      .http()
+      .post(`/v1/stores/${shop.storeId}/sessions`)
+      .set(bearer(shop.secret))
+      .send({ product_id: shop.productId });
     expect(started.status).toBe(201);
     const sessionPath = `/v1/stores/${shop.storeId}/sessions/${started.body.id}`;
     const answered = await t

@@ -46,7 +46,9 @@ const signedIn = async (client: ConsoleClient): Promise<boolean> => {
 };
 
 async function accountsOfKey(t: TestApp, keyId: string): Promise<number> {
-  const rows = (await db(t).query('SELECT count(*)::int AS n FROM console_accounts WHERE api_key_id = $1', [keyId])) as Array<{ n: number }>;
+  const rows = (await db(t).query('SELECT count(*)::int AS n FROM console_accounts WHERE api_key_id = $1', [keyId])) as Array<{
+    n: number;
+  }>;
   return rows[0].n;
 }
 
@@ -69,7 +71,15 @@ describe('console accounts through the API', () => {
       ].sort(),
     );
     for (const account of accounts) {
-      expect(Object.keys(account).sort()).toEqual(['api_key_id', 'api_key_name', 'api_key_prefix', 'created_at', 'email', 'id', 'last_signed_in_at']);
+      expect(Object.keys(account).sort()).toEqual([
+        'api_key_id',
+        'api_key_name',
+        'api_key_prefix',
+        'created_at',
+        'email',
+        'id',
+        'last_signed_in_at',
+      ]);
       expect(account.last_signed_in_at).not.toBeNull();
     }
   });
@@ -134,7 +144,7 @@ describe('console access ends with the key that granted it', () => {
     expect(await signedIn(account)).toBe(true);
   });
 
-  it("a store-bound admin key cannot end an account by naming the unrestricted key that granted it", async () => {
+  it('a store-bound admin key cannot end an account by naming the unrestricted key that granted it', async () => {
     const tenant = await createTenant(t);
     const storeAdmin = await issueKey(t, tenant.admin.secret, { scopes: ['admin'], store_id: tenant.storeId });
     const account = await signUp(t, tenant);
@@ -322,7 +332,11 @@ describe('sign-in throttling behind a trusted proxy (TRUST_PROXY)', () => {
 
     const owner = new ConsoleClient(t);
     await owner.page('/console/login');
-    const response = await owner.post('/console/login', { email: account.email, password: PASSWORD }, { headers: { 'X-Forwarded-For': '198.51.100.20' } });
+    const response = await owner.post(
+      '/console/login',
+      { email: account.email, password: PASSWORD },
+      { headers: { 'X-Forwarded-For': '198.51.100.20' } },
+    );
     expectSeeOther(response, '/console');
   });
 });
@@ -338,8 +352,11 @@ describe('sign-in throttling without a trusted proxy', () => {
       const spoofed = { headers: { 'X-Forwarded-For': `203.0.113.${i}` } };
       expect((await browser.post('/console/login', { email: uniqueEmail(`guess${i}`), password: PASSWORD }, spoofed)).status).toBe(401);
     }
-    const response = await browser.post('/console/login', { email: account.email, password: PASSWORD }, { headers: { 'X-Forwarded-For': '198.51.100.20' } });
+    const response = await browser.post(
+      '/console/login',
+      { email: account.email, password: PASSWORD },
+      { headers: { 'X-Forwarded-For': '198.51.100.20' } },
+    );
     expect(response.status).toBe(429);
   });
 });
-

@@ -130,14 +130,21 @@ interface ConnectionRow {
 }
 
 async function connections(t: TestApp, storeId: string): Promise<ConnectionRow[]> {
-  const rows = (await db(t).query(
-    'SELECT shop, scopes, token_ciphertext, connected_by FROM platform_connections WHERE store_id = $1',
-    [storeId],
-  )) as Array<{ shop: string; scopes: string; token_ciphertext: Uint8Array; connected_by: string | null }>;
-  return rows.map((row) => ({ shop: row.shop, scopes: row.scopes, sealed: Buffer.from(row.token_ciphertext), connected_by: row.connected_by }));
+  const rows = (await db(t).query('SELECT shop, scopes, token_ciphertext, connected_by FROM platform_connections WHERE store_id = $1', [
+    storeId,
+  ])) as Array<{ shop: string; scopes: string; token_ciphertext: Uint8Array; connected_by: string | null }>;
+  return rows.map((row) => ({
+    shop: row.shop,
+    scopes: row.scopes,
+    sealed: Buffer.from(row.token_ciphertext),
+    connected_by: row.connected_by,
+  }));
 }
 
-async function pendingStates(t: TestApp, storeId: string): Promise<Array<{ state_digest: string; shop: string; session_id: string; expires_at: Date }>> {
+async function pendingStates(
+  t: TestApp,
+  storeId: string,
+): Promise<Array<{ state_digest: string; shop: string; session_id: string; expires_at: Date }>> {
   return db(t).query('SELECT state_digest, shop, session_id, expires_at FROM platform_oauth_states WHERE store_id = $1', [storeId]);
 }
 
@@ -184,7 +191,14 @@ describe('console: platform connection', () => {
     t = await startApp({
       logLevel: 'info',
       publicUrl: PUBLIC_URL,
-      platform: { baseUrl: platform.baseUrl, clientId: platform.clientId, clientSecret: platform.clientSecret, scopes: SCOPES, timeoutMs: TIMEOUT_MS, tokenKey },
+      platform: {
+        baseUrl: platform.baseUrl,
+        clientId: platform.clientId,
+        clientSecret: platform.clientSecret,
+        scopes: SCOPES,
+        timeoutMs: TIMEOUT_MS,
+        tokenKey,
+      },
     });
   });
 
@@ -406,7 +420,9 @@ describe('console: platform connection', () => {
     }
     // Right secret, wrong message: not sorted by name, or with hmac's own (empty) pair in it.
     const unsorted = ['timestamp', 'state', 'shop', 'code'].map((name) => `${name}=${genuine[name]}`).join('&');
-    const withHmac = ['code', 'hmac', 'shop', 'state', 'timestamp'].map((name) => `${name}=${name === 'hmac' ? '' : genuine[name]}`).join('&');
+    const withHmac = ['code', 'hmac', 'shop', 'state', 'timestamp']
+      .map((name) => `${name}=${name === 'hmac' ? '' : genuine[name]}`)
+      .join('&');
     for (const message of [unsorted, withHmac]) {
       const hmac = createHmac('sha256', platform.clientSecret).update(message).digest('hex');
       expectErrorPage(await callback(session, { ...genuine, hmac }), 400, 'invalid_hmac');
@@ -456,7 +472,11 @@ describe('console: platform connection', () => {
       // Re-signed without it, so that only its absence is wrong (hmac itself cannot be re-signed away).
       const query = name === 'hmac' ? rest : { ...rest, hmac: signCallback(rest, platform.clientSecret) };
       const response = await callback(session, query);
-      expect({ missing: name, status: response.status, code: errorCode(response.text) }).toEqual({ missing: name, status: 400, code: 'invalid_request' });
+      expect({ missing: name, status: response.status, code: errorCode(response.text) }).toEqual({
+        missing: name,
+        status: 400,
+        code: 'invalid_request',
+      });
     }
     // An empty value counts as missing.
     const empty = { ...params, code: '' };
@@ -466,7 +486,11 @@ describe('console: platform connection', () => {
     const base = callbackQuery(params);
     for (const name of ['code', 'hmac', 'shop', 'state', 'timestamp'] as const) {
       const response = await callback(session, `${base}&${name}=${encodeURIComponent(params[name])}`);
-      expect({ repeated: name, status: response.status, code: errorCode(response.text) }).toEqual({ repeated: name, status: 400, code: 'invalid_request' });
+      expect({ repeated: name, status: response.status, code: errorCode(response.text) }).toEqual({
+        repeated: name,
+        status: 400,
+        code: 'invalid_request',
+      });
     }
     // Repeated with another value, and in the array syntax query parsers accept.
     expectErrorPage(await callback(session, `${base}&shop=other-shop.myshopify.com`), 400, 'invalid_request');
@@ -591,7 +615,18 @@ describe('console: platform connection', () => {
   it('refuses a shop that is not a platform shop domain at connect: 422, nothing pending', async () => {
     const { tenant, session } = await fresh();
     const { storeId } = tenant;
-    for (const shop of ['evil.com', 'demo-shop.myshopify.com.evil.com', 'Demo.myshopify.com', '-x.myshopify.com', 'a.myshopify.com/x', 'a.myshopify.com@evil.com', 'myshopify.com', '.myshopify.com', 'a_b.myshopify.com', '']) {
+    for (const shop of [
+      'evil.com',
+      'demo-shop.myshopify.com.evil.com',
+      'Demo.myshopify.com',
+      '-x.myshopify.com',
+      'a.myshopify.com/x',
+      'a.myshopify.com@evil.com',
+      'myshopify.com',
+      '.myshopify.com',
+      'a_b.myshopify.com',
+      '',
+    ]) {
       const response = await connect(session, storeId, shop);
       expect({ shop, status: response.status, location: response.headers.location }).toEqual({ shop, status: 422, location: undefined });
       expect(Object.keys(fieldErrors(response.text))).toEqual(['shop']);
@@ -609,7 +644,13 @@ describe('console: platform connection', () => {
     const { storeId } = tenant;
     const exchanges = exchangesFrom();
     const { state } = await startConnect(session, storeId);
-    for (const shop of ['evil.com', 'demo-shop.myshopify.com.evil.com', 'Demo-shop.myshopify.com', '127.0.0.1:1', 'demo-shop.myshopify.com/x']) {
+    for (const shop of [
+      'evil.com',
+      'demo-shop.myshopify.com.evil.com',
+      'Demo-shop.myshopify.com',
+      '127.0.0.1:1',
+      'demo-shop.myshopify.com/x',
+    ]) {
       const response = await callback(session, platform.approve(shop, state));
       expect({ shop, status: response.status, code: errorCode(response.text) }).toEqual({ shop, status: 400, code: 'invalid_shop' });
     }
@@ -694,7 +735,11 @@ describe('console: platform connection', () => {
       const exchanges = exchangesFrom();
       const { state } = await startConnect(session, tenant.storeId);
       const unknownCode = { code: randomBytes(16).toString('hex'), shop: SHOP, state, timestamp: String(nowSeconds()) };
-      expectErrorPage(await callback(session, { ...unknownCode, hmac: signCallback(unknownCode, platform.clientSecret) }), 502, 'token_exchange_failed');
+      expectErrorPage(
+        await callback(session, { ...unknownCode, hmac: signCallback(unknownCode, platform.clientSecret) }),
+        502,
+        'token_exchange_failed',
+      );
       expect(exchanges().map((exchange) => exchange.status)).toEqual([400]);
       await expectNotConnected(tenant.storeId);
     });
@@ -842,7 +887,9 @@ describe('console: platform secrets, over the whole file', () => {
     const leaks = transcript
       .map((answer) => ({
         request: `${answer.method} ${answer.path.split('?')[0]}`,
-        leaked: secrets.filter((secret) => [answer.text, ...Object.values(answer.headers).map(String)].some((part) => part.includes(secret))),
+        leaked: secrets.filter((secret) =>
+          [answer.text, ...Object.values(answer.headers).map(String)].some((part) => part.includes(secret)),
+        ),
       }))
       .filter((answer) => answer.leaked.length > 0);
     expect(leaks).toEqual([]);

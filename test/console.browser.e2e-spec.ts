@@ -260,7 +260,12 @@ suite('seller console in Chromium', () => {
   }, 30_000);
 
   it('fits a phone screen: no sideways scrolling on any page, the chart inside the viewport', async () => {
-    const context = await newContext(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await newContext(browser, {
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     const watched = watch(page);
     const fits = async (what: string) => {

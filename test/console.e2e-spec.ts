@@ -101,7 +101,10 @@ function expectErrorPage(response: Response, status: number, code: string): void
 
 /** A 422 form page whose field errors name exactly these fields. */
 function expectFieldErrors(response: Response, fields: string[]): void {
-  expect({ status: response.status, fields: Object.keys(fieldErrors(response.text)).sort() }).toEqual({ status: 422, fields: [...fields].sort() });
+  expect({ status: response.status, fields: Object.keys(fieldErrors(response.text)).sort() }).toEqual({
+    status: 422,
+    fields: [...fields].sort(),
+  });
   expectPage(response, 422);
 }
 
@@ -232,7 +235,8 @@ describe('seller console', () => {
       const parts = row.password_hash.split('$');
       expect(parts.slice(0, 4)).toEqual(['scrypt', '16384', '8', '5']);
       expect(parts).toHaveLength(6);
-      const decode = (text: string) => (/^[0-9a-f]+$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64'));
+      const decode = (text: string) =>
+        /^[0-9a-f]+$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
       const [salt, hash] = [decode(parts[4]), decode(parts[5])];
       expect(salt.length).toBeGreaterThanOrEqual(16);
       expect(hash.length).toBeGreaterThanOrEqual(32);
@@ -284,7 +288,8 @@ describe('seller console', () => {
         answers.push(response.text);
       }
       // byte for byte the same page, whatever was wrong with the key
-      for (const [k, answer] of answers.entries()) expect({ label: refused[k][0], answer }).toEqual({ label: refused[k][0], answer: answers[0] });
+      for (const [k, answer] of answers.entries())
+        expect({ label: refused[k][0], answer }).toEqual({ label: refused[k][0], answer: answers[0] });
       expect(fieldErrors(answers[0]).admin_key.length).toBeGreaterThan(0);
 
       expect(await accountRows(t, { merchantId: tenant.merchantId })).toEqual([]);
@@ -412,7 +417,11 @@ describe('seller console', () => {
       expect(formError(a.text)).toEqual(formError(b.text));
       // the whole page, but for the form's token and the email typed
       const normalised = (response: Response, client: ConsoleClient, email: string) =>
-        response.text.split(client.csrf as string).join('{csrf}').split(email).join('{email}');
+        response.text
+          .split(client.csrf as string)
+          .join('{csrf}')
+          .split(email)
+          .join('{email}');
       expect(normalised(a, wrong, account.email)).toEqual(normalised(b, nobody, unknown));
       expect(await sessionsOfEmail(t, account.email)).toBe(1);
     });
@@ -431,7 +440,8 @@ describe('seller console', () => {
       const [cleared] = setCookies(response, 'sf_console');
       expect(cleared).toBeDefined();
       expect(cleared.attributes.path).toBe('/console');
-      const gone = cleared.value === '' || Date.parse(cleared.attributes.expires ?? '') <= Date.now() || Number(cleared.attributes['max-age']) <= 0;
+      const gone =
+        cleared.value === '' || Date.parse(cleared.attributes.expires ?? '') <= Date.now() || Number(cleared.attributes['max-age']) <= 0;
       expect(gone).toBe(true);
       expect(await db(t).query('SELECT id FROM console_sessions WHERE id = $1', [row?.id])).toEqual([]);
       expectSeeOther(await client.get('/console'), '/console/login');
@@ -623,25 +633,31 @@ describe('seller console', () => {
       expect(await attempt.state()).toEqual(before);
     });
 
-    it.each(ATTEMPTS)('%s marked Sec-Fetch-Site: cross-site is refused with 403 csrf_failed even with the right token', async (_route, prepare) => {
-      const attempt = await prepare();
-      const before = await attempt.state();
-      const response = await attempt.client.post(attempt.path, attempt.form, { headers: { 'Sec-Fetch-Site': 'cross-site' } });
-      expectErrorPage(response, 403, 'csrf_failed');
-      expect(await attempt.state()).toEqual(before);
-    });
+    it.each(ATTEMPTS)(
+      '%s marked Sec-Fetch-Site: cross-site is refused with 403 csrf_failed even with the right token',
+      async (_route, prepare) => {
+        const attempt = await prepare();
+        const before = await attempt.state();
+        const response = await attempt.client.post(attempt.path, attempt.form, { headers: { 'Sec-Fetch-Site': 'cross-site' } });
+        expectErrorPage(response, 403, 'csrf_failed');
+        expect(await attempt.state()).toEqual(before);
+      },
+    );
 
-    it.each(ATTEMPTS)('%s with its page token from the same site is accepted (the refusals above are about the token)', async (_route, prepare) => {
-      const attempt = await prepare();
-      const before = await attempt.state();
-      const response = await attempt.client.post(attempt.path, attempt.form, { headers: { 'Sec-Fetch-Site': 'same-origin' } });
-      expect({ status: response.status, code: errorCode(response.text), fields: fieldErrors(response.text) }).toEqual({
-        status: attempt.accepted,
-        code: undefined,
-        fields: {},
-      });
-      expect(await attempt.state()).not.toEqual(before);
-    });
+    it.each(ATTEMPTS)(
+      '%s with its page token from the same site is accepted (the refusals above are about the token)',
+      async (_route, prepare) => {
+        const attempt = await prepare();
+        const before = await attempt.state();
+        const response = await attempt.client.post(attempt.path, attempt.form, { headers: { 'Sec-Fetch-Site': 'same-origin' } });
+        expect({ status: response.status, code: errorCode(response.text), fields: fieldErrors(response.text) }).toEqual({
+          status: attempt.accepted,
+          code: undefined,
+          fields: {},
+        });
+        expect(await attempt.state()).not.toEqual(before);
+      },
+    );
 
     it('refuses a login form sent as JSON with 415 unsupported_media_type, signing nobody in', async () => {
       const account = await signUp(t, await createTenant(t));
@@ -764,7 +780,10 @@ describe('seller console', () => {
       expect(Number(after.left_seconds)).toBeLessThanOrEqual(60);
 
       // once 12 hours have passed, the session is over
-      await db(t).query(`UPDATE console_sessions SET created_at = created_at - interval '2 minutes', expires_at = expires_at - interval '2 minutes' WHERE id = $1`, [row?.id]);
+      await db(t).query(
+        `UPDATE console_sessions SET created_at = created_at - interval '2 minutes', expires_at = expires_at - interval '2 minutes' WHERE id = $1`,
+        [row?.id],
+      );
       expectSeeOther(await client.get('/console'), '/console/login');
     });
   });
@@ -823,7 +842,12 @@ describe('seller console', () => {
       expectPage(response, 201);
       const secret = newSecret(response.text) as string;
       const record = (await keysOf(t, tenant)).find((key) => key.prefix === secret.slice(0, 8));
-      expect(record).toMatchObject({ name: 'Expiring', store_id: tenant.storeId, scopes: ['analytics'], expires_at: `${date}T00:00:00.000Z` });
+      expect(record).toMatchObject({
+        name: 'Expiring',
+        store_id: tenant.storeId,
+        scopes: ['analytics'],
+        expires_at: `${date}T00:00:00.000Z`,
+      });
       expect((await t.http().get(`/v1/stores/${tenant.storeId}/metrics`).set(bearer(secret))).status).toBe(200);
     });
 
@@ -850,7 +874,10 @@ describe('seller console', () => {
       await client.page(`/console/stores/${tenant.storeId}`);
       const before = await keyIds(t, tenant);
       const { expires_at, ...rest } = input as { expires_at?: string | (() => string) } & Record<string, string | string[]>;
-      const form: Form = { ...rest, ...(expires_at === undefined ? {} : { expires_at: typeof expires_at === 'function' ? expires_at() : expires_at }) };
+      const form: Form = {
+        ...rest,
+        ...(expires_at === undefined ? {} : { expires_at: typeof expires_at === 'function' ? expires_at() : expires_at }),
+      };
 
       const response = await issue(client, tenant.storeId, form);
 
@@ -1089,7 +1116,9 @@ describe('seller console', () => {
       const client = await signUp(t, shop.tenant);
       const { from, to } = range();
 
-      const response = await client.get(`/console/stores/${shop.storeId}/metrics?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+      const response = await client.get(
+        `/console/stores/${shop.storeId}/metrics?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+      );
 
       expectPage(response, 422);
       const named = Object.keys(fieldErrors(response.text));
@@ -1173,7 +1202,7 @@ describe('seller console', () => {
       }
     });
 
-    it("allows scripts and styles only from the service, and forms only to the service and the platform", async () => {
+    it('allows scripts and styles only from the service, and forms only to the service and the platform', async () => {
       const client = new ConsoleClient(t);
       const page = await client.page('/console/login');
       const policy = String(page.headers['content-security-policy'] ?? '');
@@ -1210,7 +1239,9 @@ describe('seller console', () => {
       for (const page of [home.text, created.text]) {
         expect(page).not.toContain('<img src=x');
         expect(page).not.toContain('<script>alert');
-        expect(findAll(page, 'script').every((script) => script.attrs.src !== undefined || script.attrs.type === 'application/json')).toBe(true);
+        expect(findAll(page, 'script').every((script) => script.attrs.src !== undefined || script.attrs.type === 'application/json')).toBe(
+          true,
+        );
       }
     });
 
@@ -1251,7 +1282,9 @@ describe('seller console', () => {
       await client.get(`/console/stores/${randomUUID()}`);
 
       const showing = client.seen.filter((seen) => `${seen.text}${JSON.stringify(seen.headers)}`.includes(secret));
-      expect(showing.map((seen) => `${seen.method} ${seen.path} ${seen.status}`)).toEqual([`POST /console/stores/${tenant.storeId}/keys 201`]);
+      expect(showing.map((seen) => `${seen.method} ${seen.path} ${seen.status}`)).toEqual([
+        `POST /console/stores/${tenant.storeId}/keys 201`,
+      ]);
       const anySecret = client.seen.filter((seen) => seen !== showing[0] && SECRET_IN_TEXT.test(seen.text));
       SECRET_IN_TEXT.lastIndex = 0;
       expect(anySecret.map((seen) => `${seen.method} ${seen.path}`)).toEqual([]);
@@ -1348,7 +1381,13 @@ describe('login throttling per email: the email as stored, and successes', () =>
   it('counts an email typed in other cases or with spaces as the same email', async () => {
     const account = await signUp(t, await createTenant(t));
     const browser = new ConsoleClient(t);
-    const variants = [account.email.toUpperCase(), ` ${account.email}`, `${account.email} `, account.email.replace(/^./, (c) => c.toUpperCase()), account.email];
+    const variants = [
+      account.email.toUpperCase(),
+      ` ${account.email}`,
+      `${account.email} `,
+      account.email.replace(/^./, (c) => c.toUpperCase()),
+      account.email,
+    ];
 
     for (const email of variants) expectPage(await browser.submitLogIn({ email, password: wrongPassword }), 401);
     expectThrottled(await browser.submitLogIn({ email: account.email, password: PASSWORD }));
@@ -1390,7 +1429,11 @@ describe('login throttling: sign-ups with a bad key', () => {
     const browser = new ConsoleClient(t);
 
     for (let i = 0; i < 19; i++) {
-      const response = await browser.submitSignUp({ admin_key: generateSecret(MERCHANT_KEY_PREFIX), email: uniqueEmail(), password: PASSWORD });
+      const response = await browser.submitSignUp({
+        admin_key: generateSecret(MERCHANT_KEY_PREFIX),
+        email: uniqueEmail(),
+        password: PASSWORD,
+      });
       expectFieldErrors(response, ['admin_key']);
     }
     // one more failure allowed: a login still goes through
@@ -1415,7 +1458,11 @@ describe('console cookies behind https', () => {
     expect(anonymous.attributes).toEqual(expect.objectContaining({ secure: '', httponly: '', path: '/console' }));
     // an https browser sends it back
     client.setCookie('sf_csrf', anonymous.value);
-    const response = await client.post('/console/signup', { admin_key: tenant.admin.secret, email: uniqueEmail(), password: PASSWORD }, { csrf: csrfFrom(form.text) });
+    const response = await client.post(
+      '/console/signup',
+      { admin_key: tenant.admin.secret, email: uniqueEmail(), password: PASSWORD },
+      { csrf: csrfFrom(form.text) },
+    );
 
     expectSeeOther(response, '/console');
     const [session] = setCookies(response, 'sf_console');
@@ -1423,4 +1470,3 @@ describe('console cookies behind https', () => {
     expect(session.attributes.samesite?.toLowerCase()).toBe('lax');
   });
 });
-

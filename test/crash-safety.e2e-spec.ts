@@ -260,9 +260,7 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
 
   it('keeps the metrics summaries in step with the stored events', async () => {
     const stored = await storedCounts();
-    const purchases = everySent().filter(
-      (body) => body.type === 'purchase' && stored.has(body.external_id as string),
-    );
+    const purchases = everySent().filter((body) => body.type === 'purchase' && stored.has(body.external_id as string));
     expect(await metricsCounts()).toMatchObject({ purchased_lines: purchases.length, converted_sessions: 1 });
   });
 
@@ -286,7 +284,11 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
 
     for (const batch of cutBatches.filter((b) => b.outcome === 'cut')) {
       const wasStored = before.has(batch.bodies[0].external_id as string);
-      const response = await send(`${eventsUrl()}/batch`, { method: 'POST', headers: headers(), body: JSON.stringify({ events: batch.bodies }) });
+      const response = await send(`${eventsUrl()}/batch`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({ events: batch.bodies }),
+      });
       expect(response.status).toBe(200);
       const { results } = (await response.json()) as { results: { status: number }[] };
       expect(results.map((r) => r.status)).toEqual(Array(BATCH).fill(wasStored ? 200 : 201));
@@ -296,6 +298,9 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
     const all = everySent();
     expect(all.filter((body) => after.get(body.external_id as string) !== 1).map((body) => body.external_id)).toEqual([]);
     expect(after.size).toBe(all.length);
-    expect(await metricsCounts()).toMatchObject({ purchased_lines: all.filter((body) => body.type === 'purchase').length, converted_sessions: 1 });
+    expect(await metricsCounts()).toMatchObject({
+      purchased_lines: all.filter((body) => body.type === 'purchase').length,
+      converted_sessions: 1,
+    });
   });
 });

@@ -56,7 +56,11 @@ describe('credentials', () => {
     });
 
     it('answers 401 to an operator-shaped key that is not the operator key', async () => {
-      const response = await t.http().post('/v1/merchants').set(bearer(generateSecret(OPERATOR_KEY_PREFIX))).send({ name: 'Nobody' });
+      const response = await t
+        .http()
+        .post('/v1/merchants')
+        .set(bearer(generateSecret(OPERATOR_KEY_PREFIX)))
+        .send({ name: 'Nobody' });
       expectUnauthenticated(response);
     });
 
@@ -251,7 +255,11 @@ describe('credentials', () => {
       },
       {
         name: 'POST /v1/api-keys',
-        send: () => t.http().post('/v1/api-keys').send({ name: 'from the table', scopes: ['admin'] }),
+        send: () =>
+          t
+            .http()
+            .post('/v1/api-keys')
+            .send({ name: 'from the table', scopes: ['admin'] }),
         status: 201,
         succeeded: (response) => {
           expect(response.body).toMatchObject({ name: 'from the table', scopes: ['admin'], store_id: null });
@@ -405,14 +413,20 @@ describe('credentials', () => {
       readonly ownerSecret: string | null;
     }
     const TARGETS: Array<[string, (tenant: Tenant) => Promise<Target>]> = [
-      ['B is another store of the same merchant', async (tenant) => ({
-        storeId: await createStore(t, tenant.admin.secret),
-        ownerSecret: tenant.admin.secret,
-      })],
-      ['B is a store of another merchant', async () => {
-        const other = await createTenant(t);
-        return { storeId: other.storeId, ownerSecret: other.admin.secret };
-      }],
+      [
+        'B is another store of the same merchant',
+        async (tenant) => ({
+          storeId: await createStore(t, tenant.admin.secret),
+          ownerSecret: tenant.admin.secret,
+        }),
+      ],
+      [
+        'B is a store of another merchant',
+        async () => {
+          const other = await createTenant(t);
+          return { storeId: other.storeId, ownerSecret: other.admin.secret };
+        },
+      ],
       ['B is a random uuid that names no store', async () => ({ storeId: randomUUID(), ownerSecret: null })],
       ['B is not a uuid at all', async () => ({ storeId: 'not-a-store-id', ownerSecret: null })],
     ];

@@ -47,7 +47,12 @@ function traffic(t: TestApp, tenant: Tenant, stop: () => boolean): { samples: Sa
             .http()
             .post(`${store}/events`)
             .set(bearer(tenant.admin.secret))
-            .send({ source: 'storefront', external_id: `outage-${process.pid}-${++deliveries}`, type: 'fit_viewed', occurred_at: new Date().toISOString() })
+            .send({
+              source: 'storefront',
+              external_id: `outage-${process.pid}-${++deliveries}`,
+              type: 'fit_viewed',
+              occurred_at: new Date().toISOString(),
+            })
         : t.http().get(store).set(bearer(tenant.admin.secret));
       const sample: Sample = { what: write ? 'POST events' : 'GET store', startedAt, endedAt: 0, status: 0, problem: false };
       try {
@@ -91,78 +96,91 @@ describeOnPostgres('when the database goes away under traffic, and comes back', 
     ['blackhole', 'connections that are never answered'],
   ];
 
-  it.each(cases)('%s: answers 503 within a second, fails /readyz, and recovers without a restart (%s)', async (cut) => {
-    const tenant = await createTenant(t);
-    expect((await t.http().get('/readyz')).status).toBe(200);
+  it.each(cases)(
+    '%s: answers 503 within a second, fails /readyz, and recovers without a restart (%s)',
+    async (cut) => {
+      const tenant = await createTenant(t);
+      expect((await t.http().get('/readyz')).status).toBe(200);
 
-    let stopping = false;
-    const load = traffic(t, tenant, () => stopping);
-    await sleep(500);
+      let stopping = false;
+      const load = traffic(t, tenant, () => stopping);
+      await sleep(500);
 
-    const cutAt = Date.now();
-    await proxy.cutOff(cut);
-    await sleep(300);
-    const readyStart = Date.now();
-    const ready = await t.http().get('/readyz').timeout(NO_ANSWER_AFTER_MS);
-    const readyMs = Date.now() - readyStart;
-    await sleep(OUTAGE_MS - 300);
+      const cutAt = Date.now();
+      await proxy.cutOff(cut);
+      await sleep(300);
+      const readyStart = Date.now();
+      const ready = await t.http().get('/readyz').timeout(NO_ANSWER_AFTER_MS);
+      const readyMs = Date.now() - readyStart;
+      await sleep(OUTAGE_MS - 300);
 
-    const restoredAt = Date.now();
-    await proxy.restore();
-    let recoveredAt = 0;
-    while (!recoveredAt && Date.now() - restoredAt < RECOVERY_WITHIN_MS + 5000) {
-      const probe = await t.http().get('/readyz').timeout(NO_ANSWER_AFTER_MS).catch(() => ({ status: 0 }));
-      if (probe.status === 200) recoveredAt = Date.now();
-      else await sleep(100);
-    }
-    await sleep(1000); // traffic on the recovered database
-    stopping = true;
-    await load.done;
-    const { samples } = load;
-    const outage = samples.filter((s) => s.endedAt >= cutAt && s.startedAt < restoredAt);
-    const slowest = Math.max(0, ...outage.map((s) => s.endedAt - Math.max(s.startedAt, cutAt)));
-    process.stderr.write(
-      `database outage (${cut}): ${samples.length} requests, ${outage.length} during the outage, slowest answer then ` +
-        `${slowest} ms; /readyz ${ready.status} in ${readyMs} ms; ready again ${recoveredAt - restoredAt} ms after the database came back\n`,
-    );
+      const restoredAt = Date.now();
+      await proxy.restore();
+      let recoveredAt = 0;
+      while (!recoveredAt && Date.now() - restoredAt < RECOVERY_WITHIN_MS + 5000) {
+        const probe = await t
+          .http()
+          .get('/readyz')
+          .timeout(NO_ANSWER_AFTER_MS)
+          .catch(() => ({ status: 0 }));
+        if (probe.status === 200) recoveredAt = Date.now();
+        else await sleep(100);
+      }
+      await sleep(1000); // traffic on the recovered database
+      stopping = true;
+      await load.done;
+      const { samples } = load;
+      const outage = samples.filter((s) => s.endedAt >= cutAt && s.startedAt < restoredAt);
+      const slowest = Math.max(0, ...outage.map((s) => s.endedAt - Math.max(s.startedAt, cutAt)));
+      process.stderr.write(
+        `database outage (${cut}): ${samples.length} requests, ${outage.length} during the outage, slowest answer then ` +
+          `${slowest} ms; /readyz ${ready.status} in ${readyMs} ms; ready again ${recoveredAt - restoredAt} ms after the database came back\n`,
+      );
 
-    // Before the cut: served.
-    const before = samples.filter((s) => s.endedAt < cutAt);
-    expect(before.length).toBeGreaterThan(0);
-    expect(before.filter((s) => s.status !== 200 && s.status !== 201)).toEqual([]);
+      // Before the cut: served.
+      const before = samples.filter((s) => s.endedAt < cutAt);
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.filter((s) => s.status !== 200 && s.status !== 201)).toEqual([]);
 
-    // Never a 500, never without an answer: served, or 503 unavailable as problem details.
-    expect(samples.filter((s) => ![200, 201, 503].includes(s.status))).toEqual([]);
-    expect(samples.filter((s) => s.status === 503 && !(s.code === 'unavailable' && s.problem))).toEqual([]);
+      // Never a 500, never without an answer: served, or 503 unavailable as problem details.
+      expect(samples.filter((s) => ![200, 201, 503].includes(s.status))).toEqual([]);
+      expect(samples.filter((s) => s.status === 503 && !(s.code === 'unavailable' && s.problem))).toEqual([]);
 
-    // During the outage: every request answered 503 within a second of its start (or of the cut, if it was in flight).
-    const during = outage;
-    expect(during.length).toBeGreaterThan(CLIENTS);
-    const late = during
-      .filter((s) => s.endedAt - Math.max(s.startedAt, cutAt) > ANSWER_WITHIN_MS)
-      .map((s) => ({ what: s.what, status: s.status, ms: s.endedAt - Math.max(s.startedAt, cutAt) }));
-    expect(late).toEqual([]);
-    const startedDuring = during.filter((s) => s.startedAt > cutAt + 50 && s.endedAt < restoredAt);
-    expect(startedDuring.length).toBeGreaterThan(0);
-    expect(startedDuring.filter((s) => s.status !== 503)).toEqual([]);
+      // During the outage: every request answered 503 within a second of its start (or of the cut, if it was in flight).
+      const during = outage;
+      expect(during.length).toBeGreaterThan(CLIENTS);
+      const late = during
+        .filter((s) => s.endedAt - Math.max(s.startedAt, cutAt) > ANSWER_WITHIN_MS)
+        .map((s) => ({ what: s.what, status: s.status, ms: s.endedAt - Math.max(s.startedAt, cutAt) }));
+      expect(late).toEqual([]);
+      const startedDuring = during.filter((s) => s.startedAt > cutAt + 50 && s.endedAt < restoredAt);
+      expect(startedDuring.length).toBeGreaterThan(0);
+      expect(startedDuring.filter((s) => s.status !== 503)).toEqual([]);
 
-    expectProblem(ready, 503, 'unavailable');
-    expect(readyMs).toBeLessThan(READYZ_WITHIN_MS);
+      expectProblem(ready, 503, 'unavailable');
+      expect(readyMs).toBeLessThan(READYZ_WITHIN_MS);
 
-    // Back: ready again, soon, in the same process; reads and writes served.
-    expect(recoveredAt).toBeGreaterThan(0);
-    expect(recoveredAt - restoredAt).toBeLessThan(RECOVERY_WITHIN_MS);
-    const after = samples.filter((s) => s.startedAt > recoveredAt);
-    expect(after.length).toBeGreaterThan(0);
-    expect(after.filter((s) => s.status !== 200 && s.status !== 201)).toEqual([]);
-    const write = await t
-      .http()
-      .post(`/v1/stores/${tenant.storeId}/events`)
-      .set(bearer(tenant.admin.secret))
-      .send({ source: 'storefront', external_id: `outage-${process.pid}-after-${cut}`, type: 'fit_viewed', occurred_at: new Date().toISOString() });
-    expect(write.status).toBe(201);
-    const read = await t.http().get(`/v1/stores/${tenant.storeId}/events?source=storefront&limit=1`).set(bearer(tenant.admin.secret));
-    expect(read.status).toBe(200);
-    expect(read.body.data[0].external_id).toBe(`outage-${process.pid}-after-${cut}`);
-  }, 60_000);
+      // Back: ready again, soon, in the same process; reads and writes served.
+      expect(recoveredAt).toBeGreaterThan(0);
+      expect(recoveredAt - restoredAt).toBeLessThan(RECOVERY_WITHIN_MS);
+      const after = samples.filter((s) => s.startedAt > recoveredAt);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((s) => s.status !== 200 && s.status !== 201)).toEqual([]);
+      const write = await t
+        .http()
+        .post(`/v1/stores/${tenant.storeId}/events`)
+        .set(bearer(tenant.admin.secret))
+        .send({
+          source: 'storefront',
+          external_id: `outage-${process.pid}-after-${cut}`,
+          type: 'fit_viewed',
+          occurred_at: new Date().toISOString(),
+        });
+      expect(write.status).toBe(201);
+      const read = await t.http().get(`/v1/stores/${tenant.storeId}/events?source=storefront&limit=1`).set(bearer(tenant.admin.secret));
+      expect(read.status).toBe(200);
+      expect(read.body.data[0].external_id).toBe(`outage-${process.pid}-after-${cut}`);
+    },
+    60_000,
+  );
 });

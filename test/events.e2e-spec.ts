@@ -47,11 +47,22 @@ describe('events', () => {
 
   const eventsPath = (storeId: string) => `/v1/stores/${storeId}/events`;
   const postRaw = (shop: Shop, body: unknown, secret = shop.secret) =>
-    t.http().post(eventsPath(shop.storeId)).set(bearer(secret)).send(body as object);
+    t
+      .http()
+      .post(eventsPath(shop.storeId))
+      .set(bearer(secret))
+      .send(body as object);
   const batchRaw = (shop: Shop, body: unknown, secret = shop.secret) =>
-    t.http().post(`${eventsPath(shop.storeId)}/batch`).set(bearer(secret)).send(body as object);
+    t
+      .http()
+      .post(`${eventsPath(shop.storeId)}/batch`)
+      .set(bearer(secret))
+      .send(body as object);
   const listRaw = (shop: Shop, query = '', secret = shop.secret) =>
-    t.http().get(`${eventsPath(shop.storeId)}${query}`).set(bearer(secret));
+    t
+      .http()
+      .get(`${eventsPath(shop.storeId)}${query}`)
+      .set(bearer(secret));
 
   /** A fresh merchant and store with the shop's catalog (product with S/M/L/XL); calls use the admin key. */
   async function newShop(): Promise<Shop & { tenant: Tenant }> {
@@ -126,7 +137,6 @@ describe('events', () => {
       occurred_at: new Date(body.occurred_at as string).toISOString(),
     };
   }
-
 
   /** A 400 validation_failed naming exactly these fields (whatever their codes). */
   function expectErrorFields(response: Response, fields: string[]): void {
@@ -207,7 +217,10 @@ describe('events', () => {
       await deliver(shop, eventBody('purchase', shop, { source: 's'.repeat(100) }));
       await deliver(shop, eventBody('purchase', shop, { external_id: 'e'.repeat(200) }));
       await deliver(shop, eventBody('purchase', shop, { order_id: 'o'.repeat(200), line_item_id: 'l'.repeat(200) }));
-      await deliver(shop, eventBody('purchase', shop, { order_id: 'o', line_item_id: 'l', source: 's', external_id: uniqueId().slice(-1) }));
+      await deliver(
+        shop,
+        eventBody('purchase', shop, { order_id: 'o', line_item_id: 'l', source: 's', external_id: uniqueId().slice(-1) }),
+      );
       await deliver(shop, eventBody('fit_viewed', shop, { occurred_at: oneYearAgo(minutes(10)) }));
       await deliver(shop, eventBody('fit_viewed', shop, { occurred_at: ahead(minutes(4)) }));
       await deliver(shop, eventBody('return_requested', shop, { reason: 'other' }));
@@ -331,9 +344,12 @@ describe('events', () => {
     it.each([
       ['another type', () => ({ type: 'add_to_cart' })],
       ['quantity 2 against the default 1', () => ({ quantity: 2 })],
-      ['an instant one millisecond later', (_shop: Shop, body: EventBody) => ({
-        occurred_at: new Date(Date.parse(body.occurred_at as string) + 1).toISOString(),
-      })],
+      [
+        'an instant one millisecond later',
+        (_shop: Shop, body: EventBody) => ({
+          occurred_at: new Date(Date.parse(body.occurred_at as string) + 1).toISOString(),
+        }),
+      ],
       ['a product added', (shop: Shop) => ({ product_id: shop.productId })],
       ['an order id added', () => ({ order_id: 'order-1' })],
       ['a variant added', (shop: Shop) => ({ product_id: shop.productId, variant_id: shop.variants.M })],
@@ -463,12 +479,15 @@ describe('events', () => {
   // ——— validation ———
 
   describe('validation', () => {
-    it.each(RESERVED_TYPES.map((type) => [type]))('refuses the service-recorded type %s with 400 event_type_reserved and stores nothing', async (type) => {
-      const shop = await newShop();
-      const response = await postRaw(shop, eventBody(type, shop, { product_id: shop.productId }));
-      expectProblem(response, 400, 'event_type_reserved');
-      expect(await listAll(shop)).toEqual([]);
-    });
+    it.each(RESERVED_TYPES.map((type) => [type]))(
+      'refuses the service-recorded type %s with 400 event_type_reserved and stores nothing',
+      async (type) => {
+        const shop = await newShop();
+        const response = await postRaw(shop, eventBody(type, shop, { product_id: shop.productId }));
+        expectProblem(response, 400, 'event_type_reserved');
+        expect(await listAll(shop)).toEqual([]);
+      },
+    );
 
     it.each([['page_view'], ['FIT_VIEWED'], ['purchase '], [''], [5], [null], [['purchase']]])(
       'refuses the type %p with 400 on type',
@@ -489,17 +508,20 @@ describe('events', () => {
       expect(await listAll(shop)).toEqual([]);
     });
 
-    it.each(ORDER_OUTCOMES.map((type) => [type]))('requires product_id, variant_id, order_id and line_item_id on %s, all named at once', async (type) => {
-      const shop = await newShop();
-      const body = without(eventBody(type, shop), 'product_id', 'variant_id', 'order_id', 'line_item_id');
-      expectErrors(await postRaw(shop, body), [
-        { field: 'line_item_id', code: 'required' },
-        { field: 'order_id', code: 'required' },
-        { field: 'product_id', code: 'required' },
-        { field: 'variant_id', code: 'required' },
-      ]);
-      expect(await listAll(shop)).toEqual([]);
-    });
+    it.each(ORDER_OUTCOMES.map((type) => [type]))(
+      'requires product_id, variant_id, order_id and line_item_id on %s, all named at once',
+      async (type) => {
+        const shop = await newShop();
+        const body = without(eventBody(type, shop), 'product_id', 'variant_id', 'order_id', 'line_item_id');
+        expectErrors(await postRaw(shop, body), [
+          { field: 'line_item_id', code: 'required' },
+          { field: 'order_id', code: 'required' },
+          { field: 'product_id', code: 'required' },
+          { field: 'variant_id', code: 'required' },
+        ]);
+        expect(await listAll(shop)).toEqual([]);
+      },
+    );
 
     it.each(ORDER_OUTCOMES.flatMap((type) => ['product_id', 'variant_id', 'order_id', 'line_item_id'].map((field) => [type, field])))(
       'refuses a %s without %s, omitted or null',
@@ -533,11 +555,14 @@ describe('events', () => {
       },
     );
 
-    it.each([[0], [-1], [1.5], ['2'], [1_000_001], [true], [{ value: 2 }]])('refuses quantity %p with 400 on quantity', async (quantity) => {
-      const shop = await newShop();
-      expectErrorFields(await postRaw(shop, eventBody('purchase', shop, { quantity })), ['quantity']);
-      expect(await listAll(shop)).toEqual([]);
-    });
+    it.each([[0], [-1], [1.5], ['2'], [1_000_001], [true], [{ value: 2 }]])(
+      'refuses quantity %p with 400 on quantity',
+      async (quantity) => {
+        const shop = await newShop();
+        expectErrorFields(await postRaw(shop, eventBody('purchase', shop, { quantity })), ['quantity']);
+        expect(await listAll(shop)).toEqual([]);
+      },
+    );
 
     describe('occurred_at', () => {
       it('refuses an instant more than one calendar year old with too_old', async () => {
@@ -662,7 +687,9 @@ describe('events', () => {
 
       it('refuses a variant of another product of the store with not_of_product', async () => {
         const shop = await newShop();
-        const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+        const otherProduct = (
+          await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+        ).id;
         const otherVariant = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
         expectErrors(await postRaw(shop, eventBody('purchase', shop, { variant_id: otherVariant })), [
           { field: 'variant_id', code: 'not_of_product' },
@@ -683,17 +710,16 @@ describe('events', () => {
         const sessionOnly = await postRaw(shop, eventBody('fit_viewed', shop, { session_id: session.id, occurred_at: later }));
         expectProblem(sessionOnly, 400, 'validation_failed');
         expect((sessionOnly.body.errors as { field: string }[]).map((e) => e.field)).toContain('product_id');
-        const nullProduct = await postRaw(
-          shop,
-          eventBody('add_to_cart', shop, { product_id: null, variant_id: shop.variants.M }),
-        );
+        const nullProduct = await postRaw(shop, eventBody('add_to_cart', shop, { product_id: null, variant_id: shop.variants.M }));
         expectProblem(nullProduct, 400, 'validation_failed');
-        expect((await delivered(shop))).toEqual([]);
+        expect(await delivered(shop)).toEqual([]);
       });
 
       it('refuses a session of another product with 400 session_mismatch other_product', async () => {
         const shop = await newShop();
-        const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+        const otherProduct = (
+          await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+        ).id;
         const session = await startSession(shop, otherProduct);
         const response = await postRaw(shop, eventBody('purchase', shop, { session_id: session.id, occurred_at: ahead(0) }));
         expectProblem(response, 400, 'session_mismatch');
@@ -829,15 +855,28 @@ describe('events', () => {
       expect(results.map((r) => r.status)).toEqual([201, 200, 409, 400, 400, 201]);
 
       expect(Object.keys(results[0]).sort()).toEqual(['event', 'status']);
-      expect(results[0].event).toEqual({ id: expect.any(String), ...storedForm(shop, fresh), received_at: expect.stringMatching(TIMESTAMP) });
+      expect(results[0].event).toEqual({
+        id: expect.any(String),
+        ...storedForm(shop, fresh),
+        received_at: expect.stringMatching(TIMESTAMP),
+      });
       expect(results[1]).toEqual({ status: 200, event: storedEvent });
       expect(Object.keys(results[2]).sort()).toEqual(['error', 'status']);
-      expect(results[2].error).toMatchObject({ type: '/problems/event_conflict', status: 409, code: 'event_conflict', title: expect.any(String) });
+      expect(results[2].error).toMatchObject({
+        type: '/problems/event_conflict',
+        status: 409,
+        code: 'event_conflict',
+        title: expect.any(String),
+      });
       expect(Object.keys(results[3]).sort()).toEqual(['error', 'status']);
       expect(results[3].error).toMatchObject({ type: '/problems/validation_failed', status: 400, code: 'validation_failed' });
       expect(results[3].error?.errors?.map((e) => e.field)).toEqual(['quantity']);
       expect(results[4].error).toMatchObject({ status: 400, code: 'event_type_reserved' });
-      expect(results[5].event).toEqual({ id: expect.any(String), ...storedForm(shop, fresh2), received_at: expect.stringMatching(TIMESTAMP) });
+      expect(results[5].event).toEqual({
+        id: expect.any(String),
+        ...storedForm(shop, fresh2),
+        received_at: expect.stringMatching(TIMESTAMP),
+      });
 
       const listed = await delivered(shop);
       expect(listed.map((e) => e.id).sort()).toEqual([storedEvent.id, results[0].event?.id, results[5].event?.id].sort());
@@ -981,7 +1020,9 @@ describe('events', () => {
 
     it('refuses a batch over 1 MiB with 413 and stores nothing', async () => {
       const shop = await newShop();
-      const items = Array.from({ length: 500 }, () => eventBody('purchase', shop, { order_id: 'o'.repeat(200), line_item_id: 'l'.repeat(200) }));
+      const items = Array.from({ length: 500 }, () =>
+        eventBody('purchase', shop, { order_id: 'o'.repeat(200), line_item_id: 'l'.repeat(200) }),
+      );
       const padding = 'p'.repeat(1024 * 1024 - JSON.stringify({ events: items }).length + 100);
       const response = await batchRaw(shop, { events: items.map((item, i) => (i === 0 ? { ...item, note: padding } : item)) });
       expectProblem(response, 413, 'payload_too_large');
@@ -1016,7 +1057,10 @@ describe('events', () => {
     it('lists every event of the store newest first by arrival, the service-recorded ones included', async () => {
       const shop = await newShop();
       const session = await startSession(shop);
-      const first = await deliver(shop, eventBody('fit_viewed', shop, { product_id: shop.productId, session_id: session.id, occurred_at: ahead(0) }));
+      const first = await deliver(
+        shop,
+        eventBody('fit_viewed', shop, { product_id: shop.productId, session_id: session.id, occurred_at: ahead(0) }),
+      );
       // arrival, not occurrence, orders the list
       const second = await deliver(shop, eventBody('purchase', shop, { occurred_at: ago(30 * DAY) }));
       const third = await deliver(shop, eventBody('add_to_cart', shop, { occurred_at: ago(minutes(30)) }));
@@ -1061,21 +1105,36 @@ describe('events', () => {
       expect(decided.status).toBe(200);
 
       const own = await listAll(shop, `?session_id=${session.id}`);
-      expect(own.map((e) => e.type).sort()).toEqual(['fit_completed', 'fit_started', 'recommendation_accepted', 'recommendation_generated']);
+      expect(own.map((e) => e.type).sort()).toEqual([
+        'fit_completed',
+        'fit_started',
+        'recommendation_accepted',
+        'recommendation_generated',
+      ]);
       for (const event of own) expect(event).toMatchObject({ source: 'size-fit', session_id: session.id, store_id: shop.storeId });
       await expect(listAll(shop, '?source=size-fit')).resolves.toEqual(own);
-      await expect(listAll(shop, '?type=recommendation_accepted')).resolves.toEqual(own.filter((e) => e.type === 'recommendation_accepted'));
+      await expect(listAll(shop, '?type=recommendation_accepted')).resolves.toEqual(
+        own.filter((e) => e.type === 'recommendation_accepted'),
+      );
     });
 
     it('filters by type, source, session_id, order_id and product_id, alone and together', async () => {
       const shop = await newShop();
-      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const otherProduct = (
+        await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+      ).id;
       const otherM = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
       const session = await startSession(shop);
       const later = ahead(0);
 
-      const viewed = await deliver(shop, eventBody('fit_viewed', shop, { product_id: shop.productId, session_id: session.id, occurred_at: later }));
-      const bought = await deliver(shop, eventBody('purchase', shop, { session_id: session.id, order_id: 'A-1', line_item_id: '1', occurred_at: later }));
+      const viewed = await deliver(
+        shop,
+        eventBody('fit_viewed', shop, { product_id: shop.productId, session_id: session.id, occurred_at: later }),
+      );
+      const bought = await deliver(
+        shop,
+        eventBody('purchase', shop, { session_id: session.id, order_id: 'A-1', line_item_id: '1', occurred_at: later }),
+      );
       const boughtOther = await deliver(
         shop,
         eventBody('purchase', shop, { product_id: otherProduct, variant_id: otherM, order_id: 'A-1', line_item_id: '2', source: 'erp' }),
@@ -1200,7 +1259,10 @@ describe('events', () => {
       const shop = await newShop();
       expectProblem(await t.http().post(eventsPath(shop.storeId)).send(eventBody('fit_viewed', shop)), 401, 'unauthenticated');
       expectProblem(
-        await t.http().post(`${eventsPath(shop.storeId)}/batch`).send({ events: [eventBody('fit_viewed', shop)] }),
+        await t
+          .http()
+          .post(`${eventsPath(shop.storeId)}/batch`)
+          .send({ events: [eventBody('fit_viewed', shop)] }),
         401,
         'unauthenticated',
       );
@@ -1308,12 +1370,15 @@ describe('events', () => {
     it('lets a product delete racing an event naming it either archive the product and store the event, or delete it and refuse the event', async () => {
       const shop = await newShop();
       for (let round = 0; round < 6; round++) {
-        const productId = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+        const productId = (
+          await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+        ).id;
         const variantId = (await createVariant(t, shop.secret, shop.storeId, productId, { size_label: 'M' })).id;
         const body = eventBody('purchase', shop, { product_id: productId, variant_id: variantId });
         const remove = () => t.http().delete(`/v1/stores/${shop.storeId}/products/${productId}`).set(bearer(shop.secret));
         const send = () => (round % 2 ? batchRaw(shop, { events: [body] }) : postRaw(shop, body));
-        const [removed, sent] = round % 3 ? await Promise.all([remove(), send()]) : await Promise.all([send(), remove()]).then(([a, b]) => [b, a]);
+        const [removed, sent] =
+          round % 3 ? await Promise.all([remove(), send()]) : await Promise.all([send(), remove()]).then(([a, b]) => [b, a]);
         expectNoServerError(removed);
         expectNoServerError(sent);
         const status = sent.status === 200 && sent.body.results ? (sent.body.results as BatchResult[])[0].status : sent.status;
@@ -1322,7 +1387,9 @@ describe('events', () => {
           expect(status).toBe(400);
           const problem = sent.body.results ? (sent.body.results as BatchResult[])[0].error : sent.body;
           expect(problem?.code).toBe('validation_failed');
-          expect((problem?.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`)).toContain('product_id:not_found');
+          expect((problem?.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`)).toContain(
+            'product_id:not_found',
+          );
           expect(await delivered(shop, `?product_id=${productId}`)).toEqual([]);
         } else {
           expect(removed.status).toBe(200);

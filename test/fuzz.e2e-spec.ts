@@ -121,7 +121,17 @@ describe('fuzzing every route', () => {
     const account = await signUp(t, tenant);
     const accounts = await t.http().get('/v1/console-accounts').set(bearer(secret));
     const consoleAccountId = (accounts.body.data as { id: string; email: string }[]).find((a) => a.email === account.email)?.id as string;
-    return { tenant, shop, secondStoreId, questionnaireId: questionnaire.id, sessionId, spareSessionId, eventId: event.body.id, spareKey, consoleAccountId };
+    return {
+      tenant,
+      shop,
+      secondStoreId,
+      questionnaireId: questionnaire.id,
+      sessionId,
+      spareSessionId,
+      eventId: event.body.id,
+      spareKey,
+      consoleAccountId,
+    };
   }
 
   /** Every id of a side, for use as a (possibly wrong) value anywhere. */
@@ -189,7 +199,11 @@ describe('fuzzing every route', () => {
         fit_adjustment: 'runs_small',
       }),
       'PATCH /v1/stores/{store_id}/products/{id}': () => ({ title: 'Tee', fit_adjustment: 'true_to_size' }),
-      'POST /v1/stores/{store_id}/products/{product_id}/variants': () => ({ size_label: 'L', sku: `FUZZ-${Date.now()}-${++n}`, title: 'Large' }),
+      'POST /v1/stores/{store_id}/products/{product_id}/variants': () => ({
+        size_label: 'L',
+        sku: `FUZZ-${Date.now()}-${++n}`,
+        title: 'Large',
+      }),
       'PATCH /v1/stores/{store_id}/products/{product_id}/variants/{id}': () => ({ title: 'Medium', sku: null }),
       'POST /v1/stores/{store_id}/questionnaires': () => ({
         name: 'Fuzzed quiz',
@@ -205,16 +219,25 @@ describe('fuzzing every route', () => {
       'POST /v1/stores/{store_id}/sessions/{id}/answers': () => ({ answers: SHOPPER }),
       'POST /v1/stores/{store_id}/sessions/{id}/decision': () => ({ size_label: 'M' }),
       'POST /v1/stores/{store_id}/events': () => eventBody('return_requested', s, { quantity: 1 }),
-      'POST /v1/stores/{store_id}/events/batch': () => ({ events: [eventBody('fit_viewed', s), eventBody('purchase', s, { session_id: mine.sessionId, occurred_at: new Date().toISOString() })] }),
+      'POST /v1/stores/{store_id}/events/batch': () => ({
+        events: [
+          eventBody('fit_viewed', s),
+          eventBody('purchase', s, { session_id: mine.sessionId, occurred_at: new Date().toISOString() }),
+        ],
+      }),
     };
     return seeds[route];
   }
 
-  const credentialFor = (route: RegisteredRoute): string => (route.route === 'POST /v1/merchants' ? OPERATOR_KEY : mine.tenant.admin.secret);
+  const credentialFor = (route: RegisteredRoute): string =>
+    route.route === 'POST /v1/merchants' ? OPERATOR_KEY : mine.tenant.admin.secret;
   const isConsole = (route: RegisteredRoute) => route.path.startsWith('/console');
   const apiRoutes = () => routes.filter((route) => !isConsole(route));
   /** DELETE routes last, so that what they remove is removed after the other properties used it. */
-  const deletesLast = (list: RegisteredRoute[]) => [...list.filter((r) => r.method !== 'DELETE'), ...list.filter((r) => r.method === 'DELETE')];
+  const deletesLast = (list: RegisteredRoute[]) => [
+    ...list.filter((r) => r.method !== 'DELETE'),
+    ...list.filter((r) => r.method === 'DELETE'),
+  ];
 
   /** The route sent as a well-formed request: own ids, valid credentials, a valid JSON body when it takes one. */
   function wellFormed(route: RegisteredRoute, values = ownValues(route)): RawRequest {
@@ -259,15 +282,15 @@ describe('fuzzing every route', () => {
   }
 
   type Fingerprint = { name: string; rows: number; digest: string }[];
-  const fingerprint = async (): Promise<Fingerprint> =>
-    db().query(fingerprintSql, [[mine.tenant.merchantId, theirs.tenant.merchantId]]);
+  const fingerprint = async (): Promise<Fingerprint> => db().query(fingerprintSql, [[mine.tenant.merchantId, theirs.tenant.merchantId]]);
 
   let known: Fingerprint | null = null;
   const changedTables = (before: Fingerprint, after: Fingerprint): string[] =>
     after.filter((row, i) => row.rows !== before[i]?.rows || row.digest !== before[i]?.digest).map((row) => row.name);
 
   function describeRequest(req: RawRequest): string {
-    const body = req.body === undefined ? '' : ` body(${req.body.length} bytes)=${JSON.stringify(req.body.subarray(0, 300).toString('utf8'))}`;
+    const body =
+      req.body === undefined ? '' : ` body(${req.body.length} bytes)=${JSON.stringify(req.body.subarray(0, 300).toString('utf8'))}`;
     return `${req.method} ${req.path.slice(0, 300)} headers=${JSON.stringify(req.headers).slice(0, 600)}${body}`;
   }
 
@@ -278,7 +301,11 @@ describe('fuzzing every route', () => {
    * Sends one request and checks the three properties: below 500; a refusal outside the console is problem details
    * (one of the console is an HTML page); a refusal changed nothing stored.
    */
-  async function exercise(route: RegisteredRoute | string, req: RawRequest, send: () => Promise<RawAnswer> = () => sendRaw(port, req)): Promise<RawAnswer> {
+  async function exercise(
+    route: RegisteredRoute | string,
+    req: RawRequest,
+    send: () => Promise<RawAnswer> = () => sendRaw(port, req),
+  ): Promise<RawAnswer> {
     const name = typeof route === 'string' ? route : route.route;
     const before = batched ? null : (known ?? (await fingerprint()));
     const answer = await send();
@@ -344,8 +371,15 @@ describe('fuzzing every route', () => {
   // ——— the walk covers everything ———
 
   it('walks every registered route: the API ones are the OpenAPI document, and each that takes a body has a valid one', async () => {
-    const documented = Object.entries(openapi.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(apiRoutes().filter((r) => r.path.startsWith('/v1')).map((r) => r.route).sort()).toEqual(documented.sort());
+    const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(
+      apiRoutes()
+        .filter((r) => r.path.startsWith('/v1'))
+        .map((r) => r.route)
+        .sort(),
+    ).toEqual(documented.sort());
 
     for (const [path, methods] of Object.entries(openapi.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
@@ -367,8 +401,12 @@ describe('fuzzing every route', () => {
       const values = ownValues(route);
       if (route.route.endsWith('/decision')) values.id = mine.spareSessionId;
       const answer = await exercise(route, wellFormed(route, values));
-      expect({ route: route.route, status: answer.status, body: answer.json }).toMatchObject({ route: route.route, status: expect.any(Number) });
-      if (answer.status >= 300) expect({ route: route.route, status: answer.status, body: answer.json }).toEqual({ route: route.route, status: 'below 300' });
+      expect({ route: route.route, status: answer.status, body: answer.json }).toMatchObject({
+        route: route.route,
+        status: expect.any(Number),
+      });
+      if (answer.status >= 300)
+        expect({ route: route.route, status: answer.status, body: answer.json }).toEqual({ route: route.route, status: 'below 300' });
     }
   });
 
@@ -429,10 +467,9 @@ describe('fuzzing every route', () => {
   it("answers odd, foreign and malformed path ids on every route below 500, as problem details, without touching the other tenant's rows", async () => {
     for (const route of deletesLast(routes.filter((r) => r.params.length && !isConsole(r)))) {
       const segments = route.params.map((name) =>
-        segmentArb(
-          placeholder(route.path, name, mine),
-          [placeholder(route.path, name, theirs), ...allIds()],
-        ).map((value) => [name, value] as const),
+        segmentArb(placeholder(route.path, name, mine), [placeholder(route.path, name, theirs), ...allIds()]).map(
+          (value) => [name, value] as const,
+        ),
       );
       await fc.assert(
         fc.asyncProperty(fc.tuple(...segments), async (pairs) => {
@@ -458,10 +495,14 @@ describe('fuzzing every route', () => {
     expect([...params.keys()].sort()).toEqual(routes.map((r) => r.route).sort());
     // the numeric parameters the validation rules declare are the ones the API documents as numbers, and back
     const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
-      Object.entries(methods).flatMap(([method, op]) => (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => ({ route: `${method.toUpperCase()} ${path}`, ...p }))),
+      Object.entries(methods).flatMap(([method, op]) =>
+        (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => ({ route: `${method.toUpperCase()} ${path}`, ...p })),
+      ),
     );
     const asText = (list: { route: string; name: string }[]) => list.map((p) => `${p.route} ?${p.name}`).sort();
-    const declared = [...params].filter(([route]) => route.includes(' /v1/')).flatMap(([route, list]) => list.map((p) => ({ route, ...p })));
+    const declared = [...params]
+      .filter(([route]) => route.includes(' /v1/'))
+      .flatMap(([route, list]) => list.map((p) => ({ route, ...p })));
     expect(asText(declared)).toEqual(asText(documented));
     const numeric = asText(declared.filter((p) => p.numeric));
     expect(numeric).toEqual(asText(documented.filter((p) => p.schema?.type === 'integer' || p.schema?.type === 'number')));
@@ -483,10 +524,13 @@ describe('fuzzing every route', () => {
         const own = ownValues(route);
         const before = await fingerprint();
         for (const value of NUMERIC_EXTREMES) {
-          for (const { name } of params.get(route.route) ?? []) await exercise(route, request(route, `${fillPath(route.path, own)}?${name}=${value}`));
+          for (const { name } of params.get(route.route) ?? [])
+            await exercise(route, request(route, `${fillPath(route.path, own)}?${name}=${value}`));
           // one placeholder at a time, the others right, so that each is what the answer depends on
           for (const name of route.params) {
-            const path = route.path.replace(/\{([a-z_]+)\}/g, (_, other: string) => (other === name ? value : encodeURIComponent(own[other])));
+            const path = route.path.replace(/\{([a-z_]+)\}/g, (_, other: string) =>
+              other === name ? value : encodeURIComponent(own[other]),
+            );
             await exercise(route, request(route, path));
           }
         }
@@ -535,14 +579,39 @@ describe('fuzzing every route', () => {
     expect(posts.length).toBeGreaterThanOrEqual(7);
 
     const field = fc.oneof(
-      fc.constantFrom('_csrf', 'name', 'scopes', 'scopes[]', 'email', 'password', 'admin_key', 'shop', 'store_id', 'key_id', '__proto__', 'constructor', 'access_token'),
+      fc.constantFrom(
+        '_csrf',
+        'name',
+        'scopes',
+        'scopes[]',
+        'email',
+        'password',
+        'admin_key',
+        'shop',
+        'store_id',
+        'key_id',
+        '__proto__',
+        'constructor',
+        'access_token',
+      ),
       fc.string({ maxLength: 10 }).map(encodeBytes),
       fc.constantFrom(...ODD_ENCODINGS),
     );
     const value = fc.oneof(
       edgeString.filter((s) => s.length < 20_000).map(encodeBytes),
       fc.constantFrom(...ODD_ENCODINGS),
-      fc.constantFrom('events', 'admin', 'analytics', 'fit', 'catalog', mine.tenant.admin.secret, mine.spareKey.id, theirs.spareKey.id, 'shop.example', 'a@b.c'),
+      fc.constantFrom(
+        'events',
+        'admin',
+        'analytics',
+        'fit',
+        'catalog',
+        mine.tenant.admin.secret,
+        mine.spareKey.id,
+        theirs.spareKey.id,
+        'shop.example',
+        'a@b.c',
+      ),
     );
     const form = fc.array(fc.tuple(field, value), { maxLength: 8 });
     const arb = fc.record({
@@ -550,8 +619,19 @@ describe('fuzzing every route', () => {
       signedIn: fc.boolean(),
       csrf: fc.constantFrom('valid', 'none', 'garbage', 'other'),
       form,
-      contentType: fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=latin1', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', undefined),
-      segment: fc.oneof(fc.constantFrom('', 'x', 'stores', 'login/extra', '..', '%2e%2e', '%ZZ'), fc.string({ maxLength: 10 }).map(encodeBytes)),
+      contentType: fc.constantFrom(
+        'application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded; charset=latin1',
+        'application/json',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        undefined,
+      ),
+      segment: fc.oneof(
+        fc.constantFrom('', 'x', 'stores', 'login/extra', '..', '%2e%2e', '%ZZ'),
+        fc.string({ maxLength: 10 }).map(encodeBytes),
+      ),
     });
     await fc.assert(
       fc.asyncProperty(arb, async (c) => {
@@ -562,12 +642,21 @@ describe('fuzzing every route', () => {
           c.route.method === 'ALL'
             ? `/console/${c.segment}`
             : c.route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) =>
-                name === 'key_id' ? theirs.spareKey.id : name === 'store_id' ? (c.csrf === 'other' ? theirs.tenant.storeId : mine.tenant.storeId) : 'x',
+                name === 'key_id'
+                  ? theirs.spareKey.id
+                  : name === 'store_id'
+                    ? c.csrf === 'other'
+                      ? theirs.tenant.storeId
+                      : mine.tenant.storeId
+                    : 'x',
               );
         const token = { valid: client.csrf, none: undefined, garbage: 'garbage', other: (c.signedIn ? anonymous : signedIn).csrf }[c.csrf];
         const pairs = token === undefined ? c.form : [...c.form, ['_csrf', encodeBytes(token)] as [string, string]];
         const body = pairs.map(([k, v]) => `${k}=${v}`).join('&');
-        const cookie = [['sf_console', client.cookie('sf_console')], ['sf_csrf', client.cookie('sf_csrf')]]
+        const cookie = [
+          ['sf_console', client.cookie('sf_console')],
+          ['sf_csrf', client.cookie('sf_csrf')],
+        ]
           .filter(([, v]) => v !== undefined)
           .map(([k, v]) => `${k}=${v}`)
           .join('; ');
@@ -588,12 +677,16 @@ describe('fuzzing every route', () => {
         segmentArb(placeholder(route.path, name, mine), [placeholder(route.path, name, theirs)]).map((v) => [name, v] as const),
       );
       await fc.assert(
-        fc.asyncProperty(fc.tuple(...segments), queryArb(['after', 'keys_after', 'from', 'to', 'code', 'state', 'shop'], allIds()), async (pairs, query) => {
-          const values = Object.fromEntries(pairs);
-          const path = `${route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name])}${query}`;
-          const cookie = `sf_console=${client.cookie('sf_console')}`;
-          await exercise(route, { method: 'GET', path, headers: { Cookie: cookie } });
-        }),
+        fc.asyncProperty(
+          fc.tuple(...segments),
+          queryArb(['after', 'keys_after', 'from', 'to', 'code', 'state', 'shop'], allIds()),
+          async (pairs, query) => {
+            const values = Object.fromEntries(pairs);
+            const path = `${route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name])}${query}`;
+            const cookie = `sf_console=${client.cookie('sf_console')}`;
+            await exercise(route, { method: 'GET', path, headers: { Cookie: cookie } });
+          },
+        ),
         runs(RUNS.consolePages),
       );
     }

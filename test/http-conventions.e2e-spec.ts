@@ -90,7 +90,11 @@ describe('HTTP conventions', () => {
 
     it('lists every unknown field, on every body', async () => {
       const { admin } = await createTenant(t);
-      const stores = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'x', curency: 'EUR', unitSystem: 'imperial' });
+      const stores = await t
+        .http()
+        .post('/v1/stores')
+        .set(bearer(admin.secret))
+        .send({ name: 'x', curency: 'EUR', unitSystem: 'imperial' });
       problem(stores, 400, 'validation_failed');
       expect(stores.body.errors).toEqual(
         expect.arrayContaining([
@@ -98,7 +102,11 @@ describe('HTTP conventions', () => {
           expect.objectContaining({ field: 'unitSystem', code: 'unknown_field' }),
         ]),
       );
-      const keys = await t.http().post('/v1/api-keys').set(bearer(admin.secret)).send({ name: 'k', scopes: ['admin'], scope: 'fit' });
+      const keys = await t
+        .http()
+        .post('/v1/api-keys')
+        .set(bearer(admin.secret))
+        .send({ name: 'k', scopes: ['admin'], scope: 'fit' });
       problem(keys, 400, 'validation_failed');
       expect(keys.body.errors).toEqual([expect.objectContaining({ field: 'scope', code: 'unknown_field' })]);
     });
@@ -154,7 +162,11 @@ describe('HTTP conventions', () => {
       const { admin } = await createTenant(t);
       const stores = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'Nul\u0000Store' });
       problemOneOf(stores, 400, ['invalid_json', 'validation_failed']);
-      const keys = await t.http().post('/v1/api-keys').set(bearer(admin.secret)).send({ name: 'nul\u0000key', scopes: ['admin'] });
+      const keys = await t
+        .http()
+        .post('/v1/api-keys')
+        .set(bearer(admin.secret))
+        .send({ name: 'nul\u0000key', scopes: ['admin'] });
       problemOneOf(keys, 400, ['invalid_json', 'validation_failed']);
     });
 
@@ -181,7 +193,11 @@ describe('HTTP conventions', () => {
 
     it('reads a body just under 64 KiB (and judges it on its fields)', async () => {
       const { admin } = await createTenant(t);
-      const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'x'.repeat(60 * 1024) });
+      const response = await t
+        .http()
+        .post('/v1/stores')
+        .set(bearer(admin.secret))
+        .send({ name: 'x'.repeat(60 * 1024) });
       problem(response, 400, 'validation_failed');
       expect(response.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
     });
@@ -282,7 +298,11 @@ describe('HTTP conventions', () => {
         await t.http().get('/v1/stores'),
         await t.http().get('/no/such/route'),
         await postRaw('/v1/stores', admin.secret, '{"name":'),
-        await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'x'.repeat(70 * 1024) }),
+        await t
+          .http()
+          .post('/v1/stores')
+          .set(bearer(admin.secret))
+          .send({ name: 'x'.repeat(70 * 1024) }),
         await postRaw('/v1/stores', admin.secret, '{"name":"x"}', 'text/plain'),
       ];
       expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 404, 400, 413, 415]);
@@ -349,14 +369,25 @@ describe('HTTP conventions', () => {
     it('answers an unknown resource id with a 404 not_found problem', async () => {
       const { admin } = await createTenant(t);
       for (const id of ['not-an-id', '01a200fa-2ffc-76ba-af25-46c685a280e9', "1' OR '1'='1"]) {
-        problem(await t.http().get(`/v1/stores/${encodeURIComponent(id)}`).set(bearer(admin.secret)), 404, 'not_found');
+        problem(
+          await t
+            .http()
+            .get(`/v1/stores/${encodeURIComponent(id)}`)
+            .set(bearer(admin.secret)),
+          404,
+          'not_found',
+        );
       }
     });
 
     it('never echoes a secret sent as the name of an unknown field', async () => {
       const { admin } = await createTenant(t);
       const secret = generateSecret();
-      const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', [secret]: 1 });
+      const response = await t
+        .http()
+        .post('/v1/stores')
+        .set(bearer(admin.secret))
+        .send({ name: 'S', [secret]: 1 });
       problem(response, 400, 'validation_failed');
       expect(response.body.errors).toEqual([expect.objectContaining({ field: '[REDACTED]', code: 'unknown_field' })]);
       expect(JSON.stringify(response.body)).not.toContain(secret.slice(4));
@@ -386,7 +417,10 @@ describe('HTTP conventions', () => {
       ['q', (secret: string) => `q=${encodeURIComponent(secret)}`],
     ])('refuses a key in the query string (%s) with 400, even with a valid header', async (field, query) => {
       const { admin } = await createTenant(t);
-      const response = await t.http().get(`/v1/stores?${query(admin.secret)}`).set(bearer(admin.secret));
+      const response = await t
+        .http()
+        .get(`/v1/stores?${query(admin.secret)}`)
+        .set(bearer(admin.secret));
       problem(response, 400, 'validation_failed');
       expect(response.body.errors).toEqual([expect.objectContaining({ field })]);
       expect(response.text).not.toContain(admin.secret);
@@ -419,7 +453,11 @@ describe('HTTP conventions', () => {
   describe('browser-facing headers', () => {
     it('forbids caching of every /v1 answer, above all the one carrying a new secret', async () => {
       const { admin, storeId } = await createTenant(t);
-      const created = await t.http().post('/v1/api-keys').set(bearer(admin.secret)).send({ name: 'k', store_id: storeId, scopes: ['fit'] });
+      const created = await t
+        .http()
+        .post('/v1/api-keys')
+        .set(bearer(admin.secret))
+        .send({ name: 'k', store_id: storeId, scopes: ['fit'] });
       expect(created.status).toBe(201);
       expect(created.headers['cache-control']).toBe('no-store');
       expect((await t.http().get('/v1/stores').set(bearer(admin.secret))).headers['cache-control']).toBe('no-store');
@@ -447,7 +485,11 @@ describe('HTTP conventions', () => {
 
     it('sends helmet security headers and hides the framework', async () => {
       const { admin } = await createTenant(t);
-      for (const response of [await t.http().get('/healthz'), await t.http().get('/v1/stores').set(bearer(admin.secret)), await t.http().get('/nope')]) {
+      for (const response of [
+        await t.http().get('/healthz'),
+        await t.http().get('/v1/stores').set(bearer(admin.secret)),
+        await t.http().get('/nope'),
+      ]) {
         expect(response.headers['x-content-type-options']).toBe('nosniff');
         expect(response.headers['x-frame-options']).toBeDefined();
         expect(response.headers['content-security-policy']).toBeDefined();
@@ -513,12 +555,16 @@ describe('HTTP conventions', () => {
       expect(documented).toEqual(expect.arrayContaining(expected));
 
       // Every route the application actually serves under /v1 is in the document.
-      const router = (t.app.getHttpAdapter().getInstance() as { router?: { stack?: { route?: { path: unknown; methods: Record<string, boolean> } }[] } }).router;
+      const router = (
+        t.app.getHttpAdapter().getInstance() as { router?: { stack?: { route?: { path: unknown; methods: Record<string, boolean> } }[] } }
+      ).router;
       const served = (router?.stack ?? [])
         // `/v1/*path` is the API gate, middleware that Nest mounts as a route for every method: not an operation
         .filter((layer) => typeof layer.route?.path === 'string' && layer.route.path.startsWith('/v1/') && !layer.route.path.includes('*'))
         .flatMap((layer) =>
-          Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${(layer.route!.path as string).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+          Object.keys(layer.route!.methods).map(
+            (m) => `${m.toUpperCase()} ${(layer.route!.path as string).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`,
+          ),
         );
       expect(served).toEqual(expect.arrayContaining(expected));
       expect(documented.sort()).toEqual(expect.arrayContaining(served.sort()));
@@ -526,7 +572,10 @@ describe('HTTP conventions', () => {
       for (const [path, operations] of Object.entries(paths).filter(([p]) => p.startsWith('/v1/'))) {
         for (const [method, operation] of Object.entries(operations)) {
           const where = `${method.toUpperCase()} ${path}`;
-          expect({ where, security: Array.isArray(operation.security) && operation.security.length > 0 }).toEqual({ where, security: true });
+          expect({ where, security: Array.isArray(operation.security) && operation.security.length > 0 }).toEqual({
+            where,
+            security: true,
+          });
           expect({ where, credential: typeof operation['x-credential'] }).toEqual({ where, credential: 'string' });
         }
       }
@@ -538,7 +587,9 @@ describe('HTTP conventions', () => {
     it('documents every error answer of every /v1 operation as problem details', async () => {
       const { paths, components } = (await t.http().get('/openapi.json')).body;
       expect(components.schemas.ProblemDetails.properties.code.enum.sort()).toEqual(Object.keys(PROBLEMS).sort());
-      for (const [path, item] of Object.entries(paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>)) {
+      for (const [path, item] of Object.entries(
+        paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>,
+      )) {
         for (const [method, operation] of Object.entries(item)) {
           const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
           expect({ path, method, statuses: errors.map(([status]) => status) }).toMatchObject({
@@ -568,10 +619,11 @@ describe('HTTP conventions', () => {
     it('answers an unexpected failure with a 500 that reveals nothing', async () => {
       const { admin } = await createTenant(t);
       const secret = generateSecret();
-      const failure = Object.assign(
-        new Error(`relation "stores" does not exist: SELECT * FROM stores WHERE secret_digest = '${secret}'`),
-        { query: 'SELECT * FROM stores', parameters: [secret], code: '42P01' },
-      );
+      const failure = Object.assign(new Error(`relation "stores" does not exist: SELECT * FROM stores WHERE secret_digest = '${secret}'`), {
+        query: 'SELECT * FROM stores',
+        parameters: [secret],
+        code: '42P01',
+      });
       const spy = jest.spyOn(t.app.get(StoresService), 'list').mockRejectedValueOnce(failure);
       try {
         const response = await t.http().get('/v1/stores').set(bearer(admin.secret));
@@ -580,7 +632,20 @@ describe('HTTP conventions', () => {
         for (const key of Object.keys(response.body)) {
           expect(['type', 'title', 'status', 'detail', 'code', 'request_id']).toContain(key);
         }
-        for (const leak of ['SELECT', 'relation', 'stores', 'secret_digest', secret, '42P01', 'Error', ' at ', '.ts', '.js', 'node_modules', 'stack']) {
+        for (const leak of [
+          'SELECT',
+          'relation',
+          'stores',
+          'secret_digest',
+          secret,
+          '42P01',
+          'Error',
+          ' at ',
+          '.ts',
+          '.js',
+          'node_modules',
+          'stack',
+        ]) {
           expect(response.text).not.toContain(leak);
         }
         expect(spy).toHaveBeenCalledTimes(1);

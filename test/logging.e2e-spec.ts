@@ -80,7 +80,11 @@ describe('logs', () => {
     expect(merchant.status).toBe(201);
     secrets.push(merchant.body.api_key.secret);
     responses.push(merchant);
-    const issued = await t.http().post('/v1/api-keys').set(bearer(admin)).send({ name: 'logged key', scopes: ['fit'], store_id: tenant.storeId });
+    const issued = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(admin))
+      .send({ name: 'logged key', scopes: ['fit'], store_id: tenant.storeId });
     expect(issued.status).toBe(201);
     secrets.push(issued.body.secret);
     responses.push(issued);

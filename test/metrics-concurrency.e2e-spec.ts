@@ -100,16 +100,16 @@ describe('metrics under concurrent deliveries', () => {
     // the four events of each line, and two batches carrying all of them again, race each other
     const shuffled = events.map((event, i) => ({ event, key: (i * 7919) % events.length })).sort((a, b) => a.key - b.key);
     const responses = await Promise.all([
-      ...shuffled.map(({ event }) =>
-        t.http().post(`/v1/stores/${shop.storeId}/events`).set(bearer(shop.secret)).send(event),
-      ),
+      ...shuffled.map(({ event }) => t.http().post(`/v1/stores/${shop.storeId}/events`).set(bearer(shop.secret)).send(event)),
       t.http().post(`/v1/stores/${shop.storeId}/events/batch`).set(bearer(shop.secret)).send({ events }),
-      t.http().post(`/v1/stores/${shop.storeId}/events/batch`).set(bearer(shop.secret)).send({ events: [...events].reverse() }),
+      t
+        .http()
+        .post(`/v1/stores/${shop.storeId}/events/batch`)
+        .set(bearer(shop.secret))
+        .send({ events: [...events].reverse() }),
     ]);
     for (const response of responses) expect([200, 201]).toContain(response.status);
-    const statuses = responses
-      .slice(-2)
-      .flatMap((batch) => (batch.body.results as Array<{ status: number }>).map((r) => r.status));
+    const statuses = responses.slice(-2).flatMap((batch) => (batch.body.results as Array<{ status: number }>).map((r) => r.status));
     const created = responses.filter((r) => r.status === 201).length + statuses.filter((s) => s === 201).length;
     expect(created).toBe(events.length);
 
@@ -152,8 +152,20 @@ describe('metrics under concurrent deliveries', () => {
     // line P-i is bought with session i; line Q is bought with every session, each delivery racing the others
     const responses = await Promise.all([
       ...sessions.map((id) => t.http().post(`${base}/sessions/${id}/answers`).set(bearer(shop.secret)).send(ANSWERS)),
-      ...sessions.map((id, i) => t.http().post(`${base}/events`).set(bearer(shop.secret)).send(purchase(i, `P-${i}`, id))),
-      ...sessions.map((id, i) => t.http().post(`${base}/events`).set(bearer(shop.secret)).send(purchase(i, 'Q', id))),
+      ...sessions.map((id, i) =>
+        t
+          .http()
+          .post(`${base}/events`)
+          .set(bearer(shop.secret))
+          .send(purchase(i, `P-${i}`, id)),
+      ),
+      ...sessions.map((id, i) =>
+        t
+          .http()
+          .post(`${base}/events`)
+          .set(bearer(shop.secret))
+          .send(purchase(i, 'Q', id)),
+      ),
     ]);
     for (const response of responses) expect([200, 201]).toContain(response.status);
 

@@ -106,16 +106,19 @@ describe('cohort metrics', () => {
       for (const caveat of body.caveats) expect(typeof caveat).toBe('string');
     });
 
-    it.each([['metrics'], ['metrics/daily']])('GET …/%s states the caveats: descriptive, randomized experiment, immature windows, missing events', async (path) => {
-      const shop = await newMetricsShop(t);
-      const response = await metricsRaw(t, shop.storeId, shop.secret, {}, path === 'metrics/daily');
-      expect(response.status).toBe(200);
-      const text = (response.body.caveats as string[]).join('\n');
-      expect(text).toMatch(/descriptive/i);
-      expect(text).toMatch(/randomi[sz]ed experiment/i);
-      expect(text).toMatch(/immature/i);
-      expect(text).toMatch(/missing[^.]*events?|events?[^.]*missing/i);
-    });
+    it.each([['metrics'], ['metrics/daily']])(
+      'GET …/%s states the caveats: descriptive, randomized experiment, immature windows, missing events',
+      async (path) => {
+        const shop = await newMetricsShop(t);
+        const response = await metricsRaw(t, shop.storeId, shop.secret, {}, path === 'metrics/daily');
+        expect(response.status).toBe(200);
+        const text = (response.body.caveats as string[]).join('\n');
+        expect(text).toMatch(/descriptive/i);
+        expect(text).toMatch(/randomi[sz]ed experiment/i);
+        expect(text).toMatch(/immature/i);
+        expect(text).toMatch(/missing[^.]*events?|events?[^.]*missing/i);
+      },
+    );
 
     it('also states the interface caveat that several outcomes can apply to one line', async () => {
       const shop = await newMetricsShop(t);
@@ -217,7 +220,10 @@ describe('cohort metrics', () => {
         sizeReturn(shop, { order: 'U-1', line: '1', at: from + 3 * DAY }),
         kept(shop, { order: 'U-1', line: '1', at: from + 3 * DAY }),
       ]);
-      expectFigures(await metricsAt(shop, from, from + DAY), counts({ started_sessions: 1, recommended_sessions: 1, accepted_sessions: 1 }));
+      expectFigures(
+        await metricsAt(shop, from, from + DAY),
+        counts({ started_sessions: 1, recommended_sessions: 1, accepted_sessions: 1 }),
+      );
     });
 
     it('does not count a purchase linked to a cohort session that never got a recommendation', async () => {
@@ -442,7 +448,11 @@ describe('cohort metrics', () => {
       const other = outcome(shop, 'return_requested', { order: 'C-1', line: '1', reason: 'other', at: from + 2 * DAY });
       await sendEvents(t, shop, [purchase(shop, { order: 'C-1', line: '1', session: s.id, at: from + 2 * HOUR }), other]);
       const base = `/v1/stores/${shop.storeId}/events`;
-      const conflict = await t.http().post(base).set(bearer(shop.secret)).send({ ...other, reason: 'size' });
+      const conflict = await t
+        .http()
+        .post(base)
+        .set(bearer(shop.secret))
+        .send({ ...other, reason: 'size' });
       expectProblem(conflict, 409, 'event_conflict');
       const batch = await t
         .http()
@@ -542,8 +552,23 @@ describe('cohort metrics', () => {
         sizeReturn(a, { order: 'O6', line: 'L1', session: a5.id, at: Date.now() + 3 * MINUTE }), // not yet
         purchase(a, { order: 'O7', line: 'L1', session: a0.id, at: F + HOUR }), // a session before the range
         sizeReturn(a, { order: 'O7', line: 'L1', at: F + DAY }),
-        { source: 'storefront', external_id: nextExternalId(), type: 'fit_viewed', product_id: a.productId, session_id: a3.id, occurred_at: iso(F + 2 * HOUR) },
-        { source: 'storefront', external_id: nextExternalId(), type: 'add_to_cart', product_id: a.productId, variant_id: a.variants.S, session_id: a4.id, occurred_at: iso(F + 3 * HOUR) },
+        {
+          source: 'storefront',
+          external_id: nextExternalId(),
+          type: 'fit_viewed',
+          product_id: a.productId,
+          session_id: a3.id,
+          occurred_at: iso(F + 2 * HOUR),
+        },
+        {
+          source: 'storefront',
+          external_id: nextExternalId(),
+          type: 'add_to_cart',
+          product_id: a.productId,
+          variant_id: a.variants.S,
+          session_id: a4.id,
+          occurred_at: iso(F + 3 * HOUR),
+        },
       ] satisfies EventInput[]);
       await sendEvents(t, b, [
         purchase(b, { order: 'O6', line: 'L2', session: b1.id, at: F + 2 * HOUR }),
@@ -582,7 +607,14 @@ describe('cohort metrics', () => {
 
       const bodyB = await metricsAt(b, F, T);
       expect(bodyB.counts).toEqual(
-        counts({ started_sessions: 2, recommended_sessions: 1, accepted_sessions: 1, converted_sessions: 1, purchased_lines: 2, kept_lines: 1 }),
+        counts({
+          started_sessions: 2,
+          recommended_sessions: 1,
+          accepted_sessions: 1,
+          converted_sessions: 1,
+          purchased_lines: 2,
+          kept_lines: 1,
+        }),
       );
       expectRates(bodyB.rates, {
         quiz_completion: 1 / 2,
@@ -640,7 +672,13 @@ describe('cohort metrics', () => {
         expectRates(day.rates, single.rates);
       }
       const total = await getMetrics(t, shop, { from, to });
-      for (const key of ['started_sessions', 'recommended_sessions', 'accepted_sessions', 'overridden_sessions', 'converted_sessions'] as const) {
+      for (const key of [
+        'started_sessions',
+        'recommended_sessions',
+        'accepted_sessions',
+        'overridden_sessions',
+        'converted_sessions',
+      ] as const) {
         expect({ key, sum: days.reduce((sum, d) => sum + d.counts[key], 0) }).toEqual({ key, sum: total.counts[key] });
       }
     }
@@ -686,12 +724,26 @@ describe('cohort metrics', () => {
       ]);
       expectFigures(
         daily.days[0],
-        counts({ started_sessions: 2, recommended_sessions: 1, accepted_sessions: 1, converted_sessions: 1, purchased_lines: 1, size_returned_lines: 1 }),
+        counts({
+          started_sessions: 2,
+          recommended_sessions: 1,
+          accepted_sessions: 1,
+          converted_sessions: 1,
+          purchased_lines: 1,
+          size_returned_lines: 1,
+        }),
       );
       expectFigures(daily.days[1], counts());
       expectFigures(
         daily.days[2],
-        counts({ started_sessions: 1, recommended_sessions: 1, overridden_sessions: 1, converted_sessions: 1, purchased_lines: 2, kept_lines: 1 }),
+        counts({
+          started_sessions: 1,
+          recommended_sessions: 1,
+          overridden_sessions: 1,
+          converted_sessions: 1,
+          purchased_lines: 2,
+          kept_lines: 1,
+        }),
       );
       expectFigures(daily.days[3], counts({ started_sessions: 1, recommended_sessions: 1, converted_sessions: 1, purchased_lines: 1 }));
       expect(daily.days[1].rates).toEqual(NULL_RATES);
@@ -774,7 +826,11 @@ describe('cohort metrics', () => {
   describe('the range', () => {
     it('defaults `to` to now and `from` to 30 days before it, and counts a session created just now', async () => {
       const shop = await newMetricsShop(t);
-      const created = await t.http().post(`/v1/stores/${shop.storeId}/sessions`).set(bearer(shop.secret)).send({ product_id: shop.productId });
+      const created = await t
+        .http()
+        .post(`/v1/stores/${shop.storeId}/sessions`)
+        .set(bearer(shop.secret))
+        .send({ product_id: shop.productId });
       expect(created.status).toBe(201);
       const before = Date.now();
       const body = await getMetrics(t, shop);
@@ -814,36 +870,56 @@ describe('cohort metrics', () => {
       const shop = await newMetricsShop(t);
       const at = anchor();
       const daily = path === 'metrics/daily';
-      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: at, to: at }, daily), [{ field: 'from', code: 'not_before_to' }]);
-      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: at + 1, to: at }, daily), [{ field: 'from', code: 'not_before_to' }]);
+      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: at, to: at }, daily), [
+        { field: 'from', code: 'not_before_to' },
+      ]);
+      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: at + 1, to: at }, daily), [
+        { field: 'from', code: 'not_before_to' },
+      ]);
       // a `from` after now, with `to` defaulting to now
-      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: Date.now() + DAY }, daily), [{ field: 'from', code: 'not_before_to' }]);
-    });
-
-    it.each([['metrics'], ['metrics/daily']])('GET …/%s takes 366 days exactly and refuses a millisecond more with 400 range_too_long on to', async (path) => {
-      const shop = await newMetricsShop(t);
-      const daily = path === 'metrics/daily';
-      const to = anchor();
-      const ok = await metricsRaw(t, shop.storeId, shop.secret, { from: to - 366 * DAY, to }, daily);
-      expect(ok.status).toBe(200);
-      expect({ from: ok.body.from, to: ok.body.to }).toEqual({ from: iso(to - 366 * DAY), to: iso(to) });
-      if (daily) expect(ok.body.days).toHaveLength(366);
-      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: to - 366 * DAY - 1, to }, daily), [
-        { field: 'to', code: 'range_too_long' },
-      ]);
-      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: Date.now() - 367 * DAY }, daily), [
-        { field: 'to', code: 'range_too_long' },
+      expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: Date.now() + DAY }, daily), [
+        { field: 'from', code: 'not_before_to' },
       ]);
     });
 
-    const BAD = ['yesterday', '2026-11-01', '2026-11-01T00:00:00', '2026-02-30T00:00:00Z', '2026-11-01T25:00:00Z', '1767225600000', '2026-11-01 00:00:00Z x'];
-    it.each(BAD.flatMap((value) => [['from', value] as const, ['to', value] as const]))('refuses %s=%j with 400 on that field', async (field, value) => {
-      const shop = await newMetricsShop(t);
-      const other = field === 'from' ? { to: anchor() + DAY } : { from: anchor() - DAY };
-      for (const daily of [false, true]) {
-        expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { ...other, [field]: value }, daily), [{ field }]);
-      }
-    });
+    it.each([['metrics'], ['metrics/daily']])(
+      'GET …/%s takes 366 days exactly and refuses a millisecond more with 400 range_too_long on to',
+      async (path) => {
+        const shop = await newMetricsShop(t);
+        const daily = path === 'metrics/daily';
+        const to = anchor();
+        const ok = await metricsRaw(t, shop.storeId, shop.secret, { from: to - 366 * DAY, to }, daily);
+        expect(ok.status).toBe(200);
+        expect({ from: ok.body.from, to: ok.body.to }).toEqual({ from: iso(to - 366 * DAY), to: iso(to) });
+        if (daily) expect(ok.body.days).toHaveLength(366);
+        expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: to - 366 * DAY - 1, to }, daily), [
+          { field: 'to', code: 'range_too_long' },
+        ]);
+        expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { from: Date.now() - 367 * DAY }, daily), [
+          { field: 'to', code: 'range_too_long' },
+        ]);
+      },
+    );
+
+    const BAD = [
+      'yesterday',
+      '2026-11-01',
+      '2026-11-01T00:00:00',
+      '2026-02-30T00:00:00Z',
+      '2026-11-01T25:00:00Z',
+      '1767225600000',
+      '2026-11-01 00:00:00Z x',
+    ];
+    it.each(BAD.flatMap((value) => [['from', value] as const, ['to', value] as const]))(
+      'refuses %s=%j with 400 on that field',
+      async (field, value) => {
+        const shop = await newMetricsShop(t);
+        const other = field === 'from' ? { to: anchor() + DAY } : { from: anchor() - DAY };
+        for (const daily of [false, true]) {
+          expectFieldErrors(await metricsRaw(t, shop.storeId, shop.secret, { ...other, [field]: value }, daily), [{ field }]);
+        }
+      },
+    );
 
     it('refuses a repeated range parameter with 400', async () => {
       const shop = await newMetricsShop(t);

@@ -69,10 +69,7 @@ const eventArb = fc.record({
   delay: fc.integer({ min: 0, max: 4 * DAY }),
   offset: fc.integer({ min: -DAY, max: WINDOW + 2 * DAY }),
   /** a few minutes ahead of now instead */
-  ahead: fc.oneof(
-    { arbitrary: fc.constant(null), weight: 6 },
-    { arbitrary: fc.integer({ min: 1 * MINUTE, max: 3 * MINUTE }), weight: 1 },
-  ),
+  ahead: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.integer({ min: 1 * MINUTE, max: 3 * MINUTE }), weight: 1 }),
   /** absent optional fields sent as explicit nulls */
   nulls: fc.boolean(),
 });
@@ -162,7 +159,12 @@ describe('cohort metrics, property: the service equals the reference computation
         {
           now: iso(Date.now()),
           stores: { a: a.storeId, b: b.storeId },
-          sessions: sessions.map((s) => ({ id: s.id, store: s.storeId === a.storeId ? 'a' : 'b', created_at: iso(s.createdAt), stage: s.stage })),
+          sessions: sessions.map((s) => ({
+            id: s.id,
+            store: s.storeId === a.storeId ? 'a' : 'b',
+            created_at: iso(s.createdAt),
+            stage: s.stage,
+          })),
           events: (['a', 'b'] as const).flatMap((store) =>
             sent[store].map((e) => ({
               store,
@@ -225,14 +227,10 @@ describe('cohort metrics, property: the service equals the reference computation
     }
   }
 
-  it(
-    'GET …/metrics and …/metrics/daily equal the reference for random histories and ranges',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(historyArb, (h) => check(h)),
-        { seed: SEED, numRuns: RUNS, verbose: 1, interruptAfterTimeLimit: 240_000, markInterruptAsFailure: true },
-      );
-    },
-    300_000,
-  );
+  it('GET …/metrics and …/metrics/daily equal the reference for random histories and ranges', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArb, (h) => check(h)),
+      { seed: SEED, numRuns: RUNS, verbose: 1, interruptAfterTimeLimit: 240_000, markInterruptAsFailure: true },
+    );
+  }, 300_000);
 });

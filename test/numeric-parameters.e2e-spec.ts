@@ -15,7 +15,8 @@ describe('numeric query parameters', () => {
   it('answers a questionnaire version past the integer range with a 400 field error, and the largest one with 404', async () => {
     const { storeId, admin } = await createTenant(t);
     const quiz = await createQuestionnaire(t, storeId, admin.secret, [{ key: 'height', required: true }]);
-    const read = (version: string) => t.http().get(`/v1/stores/${storeId}/questionnaires/${quiz.id}?version=${version}`).set(bearer(admin.secret));
+    const read = (version: string) =>
+      t.http().get(`/v1/stores/${storeId}/questionnaires/${quiz.id}?version=${version}`).set(bearer(admin.secret));
 
     for (const version of ['2147483648', '99999999999999999999', '1e308', '9007199254740993']) {
       expectErrors(await read(version), { version: 'too_large' });
@@ -29,7 +30,11 @@ describe('numeric query parameters', () => {
   it('bounds every numeric query parameter of every route within the integer range', () => {
     const byRoute = queryParameters(t.app);
     // read from the same controllers as the route table: no route is left out
-    expect([...byRoute.keys()].sort()).toEqual(registeredRoutes(t.app).map((r) => r.route).sort());
+    expect([...byRoute.keys()].sort()).toEqual(
+      registeredRoutes(t.app)
+        .map((r) => r.route)
+        .sort(),
+    );
 
     const numeric = [...byRoute].flatMap(([route, params]) => params.filter((p) => p.numeric).map((p) => ({ route, ...p })));
     expect(numeric.map((p) => `${p.route} ${p.name}`)).toContain('GET /v1/stores/{store_id}/questionnaires/{id} version');

@@ -36,7 +36,6 @@ describe('questionnaires', () => {
   const patch = (secret: string, path: string, body: object) => t.http().patch(path).set(bearer(secret)).send(body);
   const del = (secret: string, path: string) => t.http().delete(path).set(bearer(secret));
 
-
   async function createQuestionnaire(secret: string, storeId: string, body: Record<string, unknown> = {}): Promise<QuestionnaireBody> {
     const response = await post(secret, questionnairesOf(storeId), {
       name: 'Tops quiz',
@@ -106,29 +105,83 @@ describe('questionnaires', () => {
 
     it('accepts every key the engine understands and custom keys, in the order given', async () => {
       const { admin, storeId } = await createTenant(t);
-      const keys = ['fit_preference', 'sex', 'age', 'weight', 'height', ...ZONES, 'custom:a', 'custom:shoe_size_eu_2', `custom:${'x'.repeat(50)}`];
+      const keys = [
+        'fit_preference',
+        'sex',
+        'age',
+        'weight',
+        'height',
+        ...ZONES,
+        'custom:a',
+        'custom:shoe_size_eu_2',
+        `custom:${'x'.repeat(50)}`,
+      ];
       const questions = keys.map((key, i) => ({ key, required: i % 2 === 0 }));
       const questionnaire = await createQuestionnaire(admin.secret, storeId, { questions });
       expect(questionnaire.questions).toEqual(questions);
     });
 
     it.each([
-      ['a key asked twice', { questions: [{ key: 'height', required: true }, { key: 'weight', required: true }, { key: 'height', required: false }] }, { 'questions[2].key': 'duplicate_question' }],
-      ['a custom key asked twice', { questions: [{ key: 'custom:a', required: true }, { key: 'custom:a', required: true }] }, { 'questions[1].key': 'duplicate_question' }],
-      ['an unknown key', { questions: [{ key: 'height', required: true }, { key: 'shoe_size', required: true }] }, { 'questions[1].key': 'unknown_question' }],
+      [
+        'a key asked twice',
+        {
+          questions: [
+            { key: 'height', required: true },
+            { key: 'weight', required: true },
+            { key: 'height', required: false },
+          ],
+        },
+        { 'questions[2].key': 'duplicate_question' },
+      ],
+      [
+        'a custom key asked twice',
+        {
+          questions: [
+            { key: 'custom:a', required: true },
+            { key: 'custom:a', required: true },
+          ],
+        },
+        { 'questions[1].key': 'duplicate_question' },
+      ],
+      [
+        'an unknown key',
+        {
+          questions: [
+            { key: 'height', required: true },
+            { key: 'shoe_size', required: true },
+          ],
+        },
+        { 'questions[1].key': 'unknown_question' },
+      ],
       ['a custom key in capitals', { questions: [{ key: 'custom:Brand', required: true }] }, { 'questions[0].key': 'unknown_question' }],
-      ['a custom key with a dash', { questions: [{ key: 'custom:shoe-size', required: true }] }, { 'questions[0].key': 'unknown_question' }],
+      [
+        'a custom key with a dash',
+        { questions: [{ key: 'custom:shoe-size', required: true }] },
+        { 'questions[0].key': 'unknown_question' },
+      ],
       ['a custom key without a name', { questions: [{ key: 'custom:', required: true }] }, { 'questions[0].key': 'unknown_question' }],
-      ['a custom key over 50 characters', { questions: [{ key: `custom:${'x'.repeat(51)}`, required: true }] }, { 'questions[0].key': 'unknown_question' }],
+      [
+        'a custom key over 50 characters',
+        { questions: [{ key: `custom:${'x'.repeat(51)}`, required: true }] },
+        { 'questions[0].key': 'unknown_question' },
+      ],
       ['a key in capitals', { questions: [{ key: 'Height', required: true }] }, { 'questions[0].key': 'unknown_question' }],
       ['a numeric key', { questions: [{ key: 7, required: true }] }, { 'questions[0].key': 'unknown_question' }],
       ['a question without required', { questions: [{ key: 'height' }] }, { 'questions[0].required': 'must_be_boolean' }],
       ['required as a string', { questions: [{ key: 'height', required: 'yes' }] }, { 'questions[0].required': 'must_be_boolean' }],
-      ['an unknown field in a question', { questions: [{ key: 'height', required: true, label: 'Height' }] }, { 'questions[0].label': 'unknown_field' }],
+      [
+        'an unknown field in a question',
+        { questions: [{ key: 'height', required: true, label: 'Height' }] },
+        { 'questions[0].label': 'unknown_field' },
+      ],
       ['a question that is a string', { questions: ['height'] }, { 'questions[0]': 'must_be_object' }],
       ['no questions', { questions: [] }, { questions: 'must_not_be_empty' }],
       ['questions left out', { questions: undefined }, { questions: 'must_be_array' }],
-      ['51 questions', { questions: Array.from({ length: 51 }, (_, i) => ({ key: `custom:q${i}`, required: false })) }, { questions: 'too_many_items' }],
+      [
+        '51 questions',
+        { questions: Array.from({ length: 51 }, (_, i) => ({ key: `custom:q${i}`, required: false })) },
+        { questions: 'too_many_items' },
+      ],
       ['a numeric name', { name: 3 }, { name: 'must_be_string' }],
       ['a blank name', { name: ' ' }, { name: undefined }],
       ['default as a string', { default: 'true' }, { default: 'must_be_boolean' }],
@@ -203,8 +256,17 @@ describe('questionnaires', () => {
       const v4 = await patch(admin.secret, path, { name: 'Quiz 4', questions: v1.questions });
       expect(v4.body).toMatchObject({ name: 'Quiz 4', version: 4, questions: v1.questions });
 
-      expect((await get(admin.secret, `${path}?version=1`)).body).toMatchObject({ id: v1.id, name: 'Quiz', version: 1, questions: v1.questions });
-      expect((await get(admin.secret, `${path}?version=2`)).body).toMatchObject({ name: 'Quiz, renamed', version: 2, questions: v1.questions });
+      expect((await get(admin.secret, `${path}?version=1`)).body).toMatchObject({
+        id: v1.id,
+        name: 'Quiz',
+        version: 1,
+        questions: v1.questions,
+      });
+      expect((await get(admin.secret, `${path}?version=2`)).body).toMatchObject({
+        name: 'Quiz, renamed',
+        version: 2,
+        questions: v1.questions,
+      });
       expect((await get(admin.secret, `${path}?version=3`)).body).toMatchObject({ name: 'Quiz, renamed', version: 3, questions });
       expect((await get(admin.secret, `${path}?version=4`)).body).toEqual((await get(admin.secret, path)).body);
       expect((await get(admin.secret, path)).body).toMatchObject({ version: 4, name: 'Quiz 4' });
@@ -251,7 +313,16 @@ describe('questionnaires', () => {
     });
 
     it.each([
-      ['a duplicate question', { questions: [{ key: 'age', required: true }, { key: 'age', required: true }] }, { 'questions[1].key': 'duplicate_question' }],
+      [
+        'a duplicate question',
+        {
+          questions: [
+            { key: 'age', required: true },
+            { key: 'age', required: true },
+          ],
+        },
+        { 'questions[1].key': 'duplicate_question' },
+      ],
       ['an unknown question', { questions: [{ key: 'mood', required: true }] }, { 'questions[0].key': 'unknown_question' }],
       ['no questions', { questions: [] }, { questions: 'must_not_be_empty' }],
       ['null questions', { questions: null }, { questions: 'must_be_array' }],
@@ -346,7 +417,10 @@ describe('questionnaires', () => {
       const tenant = await createTenant(t);
       const product = await createProduct(t, tenant.admin.secret, tenant.storeId);
       await createQuestionnaire(tenant.admin.secret, tenant.storeId, { name: 'Default', default: true });
-      const named = await createQuestionnaire(tenant.admin.secret, tenant.storeId, { name: 'Named', questions: [{ key: 'custom:brand', required: true }] });
+      const named = await createQuestionnaire(tenant.admin.secret, tenant.storeId, {
+        name: 'Named',
+        questions: [{ key: 'custom:brand', required: true }],
+      });
       const session = await startSession(tenant, { product_id: product.id, questionnaire_id: named.id });
       expect(session.status).toBe(201);
       expect(session.body).toMatchObject({ questionnaire_id: named.id, questionnaire_version: 1, questions: named.questions });
@@ -361,7 +435,9 @@ describe('questionnaires', () => {
         await createQuestionnaire(tenant.admin.secret, sibling),
         await createQuestionnaire(other.admin.secret, other.storeId),
       ]) {
-        expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: questionnaire.id }), { questionnaire_id: 'not_found' });
+        expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: questionnaire.id }), {
+          questionnaire_id: 'not_found',
+        });
       }
       expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: NO_SUCH_ID }), { questionnaire_id: 'not_found' });
       expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: 'quiz' }), { questionnaire_id: 'must_be_id' });
@@ -374,13 +450,23 @@ describe('questionnaires', () => {
       const session = await startSession(tenant, { product_id: product.id });
       expect(session.status).toBe(201);
 
-      const newQuestions = [{ key: 'height', required: true }, { key: 'weight', required: true }, { key: 'sex', required: true }];
-      const edited = await patch(tenant.admin.secret, `${questionnairesOf(tenant.storeId)}/${questionnaire.id}`, { questions: newQuestions });
+      const newQuestions = [
+        { key: 'height', required: true },
+        { key: 'weight', required: true },
+        { key: 'sex', required: true },
+      ];
+      const edited = await patch(tenant.admin.secret, `${questionnairesOf(tenant.storeId)}/${questionnaire.id}`, {
+        questions: newQuestions,
+      });
       expect(edited.body.version).toBe(2);
 
       const reread = await get(tenant.admin.secret, `/v1/stores/${tenant.storeId}/sessions/${session.body.id}`);
       expect(reread.status).toBe(200);
-      expect(reread.body).toMatchObject({ questionnaire_id: questionnaire.id, questionnaire_version: 1, questions: questionnaire.questions });
+      expect(reread.body).toMatchObject({
+        questionnaire_id: questionnaire.id,
+        questionnaire_version: 1,
+        questions: questionnaire.questions,
+      });
 
       const later = await startSession(tenant, { product_id: product.id });
       expect(later.body).toMatchObject({ questionnaire_id: questionnaire.id, questionnaire_version: 2, questions: newQuestions });
@@ -420,7 +506,13 @@ describe('questionnaires', () => {
           startSession(tenant, { product_id: product.id, questionnaire_id: questionnaire.id }),
           del(tenant.admin.secret, `${questionnairesOf(tenant.storeId)}/${questionnaire.id}`),
         ]);
-        expectOneOf([outcome(started), outcome(deleted)], [['201', '200'], ['400:questionnaire_id/not_found', '204']]);
+        expectOneOf(
+          [outcome(started), outcome(deleted)],
+          [
+            ['201', '200'],
+            ['400:questionnaire_id/not_found', '204'],
+          ],
+        );
       }
     });
 
@@ -451,7 +543,9 @@ describe('questionnaires', () => {
       // Sessions fall back to the built-in questions, and cannot name the archived questionnaire.
       const next = await startSession(tenant, { product_id: product.id });
       expect(next.body).toMatchObject({ questionnaire_id: null, questions: BUILT_IN_QUESTIONS });
-      expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: questionnaire.id }), { questionnaire_id: 'archived' });
+      expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: questionnaire.id }), {
+        questionnaire_id: 'archived',
+      });
       expectErrors(await patch(admin.secret, path, { default: true }), { default: 'archived' });
       expect((await read(admin.secret, storeId, questionnaire.id)).default).toBe(false);
 
@@ -477,7 +571,11 @@ describe('questionnaires', () => {
       const questionnaire = await createQuestionnaire(admin.secret, storeId);
       const key = await issueKey(t, admin.secret, { scopes: [scope], store_id: storeId });
       const path = `${questionnairesOf(storeId)}/${questionnaire.id}`;
-      expectProblem(await post(key.secret, questionnairesOf(storeId), { name: 'x', questions: [{ key: 'age', required: true }] }), 403, 'insufficient_scope');
+      expectProblem(
+        await post(key.secret, questionnairesOf(storeId), { name: 'x', questions: [{ key: 'age', required: true }] }),
+        403,
+        'insufficient_scope',
+      );
       expectProblem(await get(key.secret, questionnairesOf(storeId)), 403, 'insufficient_scope');
       expectProblem(await get(key.secret, path), 403, 'insufficient_scope');
       expectProblem(await patch(key.secret, path, { name: 'Hijacked' }), 403, 'insufficient_scope');
@@ -492,12 +590,20 @@ describe('questionnaires', () => {
       const theirs = await createQuestionnaire(admin.secret, sibling);
       const foreign = await createQuestionnaire(other.admin.secret, other.storeId);
       const key = await issueKey(t, admin.secret, { scopes: ['fit'], store_id: storeId });
-      for (const path of [questionnairesOf(sibling), `${questionnairesOf(sibling)}/${theirs.id}`, `${questionnairesOf(other.storeId)}/${foreign.id}`]) {
+      for (const path of [
+        questionnairesOf(sibling),
+        `${questionnairesOf(sibling)}/${theirs.id}`,
+        `${questionnairesOf(other.storeId)}/${foreign.id}`,
+      ]) {
         expectProblem(await get(key.secret, path), 403, 'store_forbidden');
       }
       expectProblem(await patch(key.secret, `${questionnairesOf(sibling)}/${theirs.id}`, { default: true }), 403, 'store_forbidden');
       expectProblem(await del(key.secret, `${questionnairesOf(sibling)}/${theirs.id}`), 403, 'store_forbidden');
-      expectProblem(await post(key.secret, questionnairesOf(sibling), { name: 'x', questions: [{ key: 'age', required: true }] }), 403, 'store_forbidden');
+      expectProblem(
+        await post(key.secret, questionnairesOf(sibling), { name: 'x', questions: [{ key: 'age', required: true }] }),
+        403,
+        'store_forbidden',
+      );
       expect(await read(admin.secret, sibling, theirs.id)).toEqual(theirs);
     });
 

@@ -72,7 +72,12 @@ describe('rate limiting per key', () => {
       await t.http().post('/v1/stores').set(auth).send({ name: '' }), // 400
       await t.http().get('/v1/no-such-route').set(auth), // 404
       await t.http().post('/v1/stores').set(auth).set('Content-Type', 'text/plain').send('x'), // 415
-      await t.http().post('/v1/stores').set(auth).set('Content-Type', 'application/json').send(`{"name":"${'x'.repeat(70_000)}"}`), // 413
+      await t
+        .http()
+        .post('/v1/stores')
+        .set(auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"${'x'.repeat(70_000)}"}`), // 413
       await t.http().get('/v1/merchant').set(auth), // over the budget
     ];
     expect(answers.map((a) => a.status)).toEqual([400, 404, 415, 413, 429]);
@@ -95,14 +100,16 @@ describe('rate limiting per client address', () => {
   it('refuses 200 malformed Authorization headers with 401 until the address is spent, then 429', async () => {
     const address = newAddress();
     const statuses = [];
-    for (let i = 0; i < 200; i++) statuses.push((await t.http().get('/v1/merchant').set(from(address)).set('Authorization', `x${i}`)).status);
+    for (let i = 0; i < 200; i++)
+      statuses.push((await t.http().get('/v1/merchant').set(from(address)).set('Authorization', `x${i}`)).status);
     expect(statuses).toEqual([...Array(failuresAllowed).fill(401), ...Array(200 - failuresAllowed).fill(429)]);
   });
 
   it('refuses 200 made-up keys with valid checksums the same way: each failed lookup costs the address', async () => {
     const address = newAddress();
     const statuses = [];
-    for (let i = 0; i < 200; i++) statuses.push((await t.http().get('/v1/merchant').set(from(address)).set(bearer(generateSecret()))).status);
+    for (let i = 0; i < 200; i++)
+      statuses.push((await t.http().get('/v1/merchant').set(from(address)).set(bearer(generateSecret()))).status);
     expect(statuses).toEqual([...Array(failuresAllowed).fill(401), ...Array(200 - failuresAllowed).fill(429)]);
   });
 
@@ -119,14 +126,17 @@ describe('rate limiting per client address', () => {
     for (let i = 0; i < 6; i++) keys.push((await issueKey(t, tenant.admin.secret, { scopes: ['admin'] })).secret);
     const address = newAddress();
     const statuses = [];
-    for (const key of keys) for (let i = 0; i < 4; i++) statuses.push((await t.http().get('/v1/merchant').set(from(address)).set(bearer(key))).status);
+    for (const key of keys)
+      for (let i = 0; i < 4; i++) statuses.push((await t.http().get('/v1/merchant').set(from(address)).set(bearer(key))).status);
     expect(statuses).toEqual([...Array(20).fill(200), ...Array(4).fill(429)]);
     expect((await t.http().get('/v1/merchant').set(from(newAddress())).set(bearer(keys[5]))).status).toBe(200);
   });
 
   it('lets no more than the address budget through when 60 requests with bad keys arrive at once', async () => {
     const address = newAddress();
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => t.http().get('/v1/merchant').set(from(address)).set('Authorization', `x${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => t.http().get('/v1/merchant').set(from(address)).set('Authorization', `x${i}`)),
+    );
     const refused = answers.filter((a) => a.status === 401).length;
     // Between four (every failure charged before the next arrives) and twenty (all counted before any is charged).
     expect(refused).toBeGreaterThanOrEqual(failuresAllowed);
@@ -166,7 +176,9 @@ describe('rate limiting shared by several instances through Redis', () => {
 
   it('lets exactly the budget through when 30 requests with one key reach both instances at once', async () => {
     const key = bearer(generateSecret());
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).http().get('/v1/merchant').set(client).set(key)));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).http().get('/v1/merchant').set(client).set(key)),
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(4).fill(401), ...Array(26).fill(429)]);
   });
 });

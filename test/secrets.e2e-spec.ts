@@ -60,7 +60,9 @@ describe('secrets', () => {
   };
 
   function visibleOf(response: Response): string {
-    return [response.text ?? '', ...Object.entries(response.headers).map(([name, value]) => `${name}: ${JSON.stringify(value)}`)].join('\n');
+    return [response.text ?? '', ...Object.entries(response.headers).map(([name, value]) => `${name}: ${JSON.stringify(value)}`)].join(
+      '\n',
+    );
   }
 
   /** One /v1 or public call, recorded; any `secret` fields of the answer are registered as created by it. */
@@ -68,7 +70,11 @@ describe('secrets', () => {
     let test = t.http()[method](path);
     if (key !== undefined) test = test.set(bearer(key));
     const response = body === undefined ? await test : await test.send(body as object);
-    const seen: Seen = { label: `${method.toUpperCase()} ${path} → ${response.status}`, status: response.status, visible: visibleOf(response) };
+    const seen: Seen = {
+      label: `${method.toUpperCase()} ${path} → ${response.status}`,
+      status: response.status,
+      visible: visibleOf(response),
+    };
     answers.push(seen);
     const created = response.body as { secret?: unknown; api_key?: { secret?: unknown } } | undefined;
     if (created?.secret !== undefined) secret(`key secret from ${seen.label}`, created.secret, seen);
@@ -126,7 +132,8 @@ describe('secrets', () => {
   it('keeps every secret out of the logs and out of every answer but its creation', async () => {
     secret('operator key', OPERATOR_KEY);
     secret('platform client secret', platform.clientSecret);
-    for (const encoding of ['base64', 'hex', 'base64url'] as const) secret(`token encryption key (${encoding})`, tokenKey.toString(encoding));
+    for (const encoding of ['base64', 'hex', 'base64url'] as const)
+      secret(`token encryption key (${encoding})`, tokenKey.toString(encoding));
 
     // ———— merchants, keys, stores ————
     const merchant = await ok('post', '/v1/merchants', OPERATOR_KEY, { name: 'Secretive Apparel' }, 201);
@@ -140,9 +147,17 @@ describe('secrets', () => {
     await ok('patch', `/v1/stores/${store}`, admin, { name: 'Secret store EU' }, 200);
     const keys: Record<string, string> = {};
     for (const scope of ['admin', 'catalog', 'fit', 'events', 'analytics']) {
-      keys[scope] = String((await ok('post', '/v1/api-keys', admin, { name: `${scope} key`, scopes: [scope], store_id: store }, 201)).secret);
+      keys[scope] = String(
+        (await ok('post', '/v1/api-keys', admin, { name: `${scope} key`, scopes: [scope], store_id: store }, 201)).secret,
+      );
     }
-    const doomed = await ok('post', '/v1/api-keys', admin, { name: 'doomed', scopes: ['fit'], store_id: store, expires_at: new Date(Date.now() + 86_400_000).toISOString() }, 201);
+    const doomed = await ok(
+      'post',
+      '/v1/api-keys',
+      admin,
+      { name: 'doomed', scopes: ['fit'], store_id: store, expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+      201,
+    );
     await ok('get', '/v1/api-keys', admin, undefined, 200);
     await ok('get', `/v1/api-keys?store_id=${store}`, admin, undefined, 200);
     await ok('delete', `/v1/api-keys/${doomed.id}`, admin, undefined, 200);
@@ -160,17 +175,36 @@ describe('secrets', () => {
     // ———— catalog, questionnaires, sessions, events, metrics ————
     const base = `/v1/stores/${store}`;
     const catalog = keys.catalog;
-    const type = await ok('post', `${base}/product-types`, catalog, { name: 'Tops', category: 'tops', zone_weights: { chest: 1, waist: 0.5 } }, 201);
+    const type = await ok(
+      'post',
+      `${base}/product-types`,
+      catalog,
+      { name: 'Tops', category: 'tops', zone_weights: { chest: 1, waist: 0.5 } },
+      201,
+    );
     const sizes = [
       { label: 'S', measurements: { chest: { min: 86, max: 94 }, waist: { min: 71, max: 79 } } },
       { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
       { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
     ];
-    const chart = await ok('post', `${base}/size-charts`, catalog, { name: 'Tops chart', unit: 'cm', measurement_type: 'body', sizes }, 201);
-    const product = await ok('post', `${base}/products`, catalog, { title: 'Tee', external_id: 'gid-1', product_type_id: type.id, size_chart_id: chart.id }, 201);
+    const chart = await ok(
+      'post',
+      `${base}/size-charts`,
+      catalog,
+      { name: 'Tops chart', unit: 'cm', measurement_type: 'body', sizes },
+      201,
+    );
+    const product = await ok(
+      'post',
+      `${base}/products`,
+      catalog,
+      { title: 'Tee', external_id: 'gid-1', product_type_id: type.id, size_chart_id: chart.id },
+      201,
+    );
     const variant = await ok('post', `${base}/products/${product.id}/variants`, catalog, { size_label: 'M', sku: 'TEE-M' }, 201);
     const spare = await ok('post', `${base}/products/${product.id}/variants`, catalog, { size_label: 'L', sku: 'TEE-L' }, 201);
-    for (const path of ['product-types', 'size-charts', 'products', `products/${product.id}/variants`]) await ok('get', `${base}/${path}`, catalog, undefined, 200);
+    for (const path of ['product-types', 'size-charts', 'products', `products/${product.id}/variants`])
+      await ok('get', `${base}/${path}`, catalog, undefined, 200);
     await ok('get', `${base}/products/${product.id}`, catalog, undefined, 200);
     await ok('get', `${base}/products?external_id=gid-1`, catalog, undefined, 200);
     await ok('patch', `${base}/products/${product.id}`, catalog, { fit_adjustment: 'runs_small' }, 200);
@@ -179,13 +213,37 @@ describe('secrets', () => {
     await ok('patch', `${base}/size-charts/${chart.id}`, catalog, { name: 'Tops chart 2' }, 200);
     await ok('delete', `${base}/products/${product.id}/variants/${spare.id}`, catalog, undefined, 204);
     const fit = keys.fit;
-    const quiz = await ok('post', `${base}/questionnaires`, fit, { name: 'Quiz', questions: [{ key: 'height', required: true }, { key: 'weight', required: true }] }, 201);
+    const quiz = await ok(
+      'post',
+      `${base}/questionnaires`,
+      fit,
+      {
+        name: 'Quiz',
+        questions: [
+          { key: 'height', required: true },
+          { key: 'weight', required: true },
+        ],
+      },
+      201,
+    );
     await ok('get', `${base}/questionnaires/${quiz.id}`, fit, undefined, 200);
     await ok('patch', `${base}/questionnaires/${quiz.id}`, fit, { name: 'Quiz 2' }, 200);
-    const dropped = await ok('post', `${base}/questionnaires`, fit, { name: 'Dropped', questions: [{ key: 'height', required: true }] }, 201);
+    const dropped = await ok(
+      'post',
+      `${base}/questionnaires`,
+      fit,
+      { name: 'Dropped', questions: [{ key: 'height', required: true }] },
+      201,
+    );
     await ok('delete', `${base}/questionnaires/${dropped.id}`, fit, undefined, 204);
     const session = await ok('post', `${base}/sessions`, fit, { product_id: product.id }, 201);
-    await ok('post', `${base}/sessions/${session.id}/answers`, fit, { answers: { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, age: 34, sex: 'male' } }, 200);
+    await ok(
+      'post',
+      `${base}/sessions/${session.id}/answers`,
+      fit,
+      { answers: { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, age: 34, sex: 'male' } },
+      200,
+    );
     await ok('post', `${base}/sessions/${session.id}/decision`, fit, { size_label: 'M' }, 200);
     await ok('get', `${base}/sessions/${session.id}`, fit, undefined, 200);
     await ok('get', `${base}/sessions`, keys.admin, undefined, 200);
@@ -203,14 +261,21 @@ describe('secrets', () => {
     await ok('post', `${base}/events`, keys.events, purchase, 201);
     await ok('post', `${base}/events`, keys.events, purchase, 200);
     await ok('post', `${base}/events`, keys.events, { ...purchase, quantity: 2 }, 409);
-    await ok('post', `${base}/events/batch`, keys.events, { events: [{ ...purchase, external_id: 'return-1', type: 'return_requested', reason: 'size', session_id: undefined }] }, 200);
+    await ok(
+      'post',
+      `${base}/events/batch`,
+      keys.events,
+      { events: [{ ...purchase, external_id: 'return-1', type: 'return_requested', reason: 'size', session_id: undefined }] },
+      200,
+    );
     await ok('get', `${base}/events?order_id=1001`, keys.events, undefined, 200);
     await ok('get', `${base}/metrics`, keys.analytics, undefined, 200);
     await ok('get', `${base}/metrics/daily`, keys.analytics, undefined, 200);
     await ok('get', `/v1/stores/${store}`, otherAdmin, undefined, 404);
 
     // ———— public pages ————
-    for (const path of ['/healthz', '/readyz', '/problems', '/problems/unauthenticated', '/openapi.json']) await ok('get', path, undefined, undefined, 200);
+    for (const path of ['/healthz', '/readyz', '/problems', '/problems/unauthenticated', '/openapi.json'])
+      await ok('get', path, undefined, undefined, 200);
 
     // ———— the seller console ————
     const password = `pw ${randomBytes(9).toString('base64url')} long enough`;
@@ -247,7 +312,9 @@ describe('secrets', () => {
     const connect = await browser.post(`${storePath}/platform/connect`, { shop: 'secret-shop.myshopify.com' });
     expect(connect.status).toBe(303);
     const params = platform.authorize(connect.headers.location as string);
-    const back = await browser.get(`/console/platform/callback?${new URLSearchParams(params as unknown as Record<string, string>).toString()}`);
+    const back = await browser.get(
+      `/console/platform/callback?${new URLSearchParams(params as unknown as Record<string, string>).toString()}`,
+    );
     expect(back.status).toBe(303);
     expect(platform.tokens).toHaveLength(1);
     await browser.page(storePath);
@@ -263,7 +330,8 @@ describe('secrets', () => {
       visible: [seen.text, ...Object.entries(seen.headers).map(([name, value]) => `${name}: ${JSON.stringify(value)}`)].join('\n'),
     }));
     transcript.forEach((seen, i) => {
-      if (seen.path === `${storePath}/keys` && seen.method === 'POST' && seen.status === 201) secret('key issued in the console', consoleKey, consoleSeen[i]);
+      if (seen.path === `${storePath}/keys` && seen.method === 'POST' && seen.status === 201)
+        secret('key issued in the console', consoleKey, consoleSeen[i]);
       for (const cookie of setCookies({ headers: seen.headers } as unknown as Response, SESSION_COOKIE)) {
         if (cookie.value !== '') secret('console session token', cookie.value, consoleSeen[i]);
       }
@@ -273,12 +341,14 @@ describe('secrets', () => {
 
     // ———— what the database keeps instead: digests and sealed values, no more visible than the secrets ————
     const db = t.app.get(DataSource);
-    for (const row of (await db.query('SELECT secret_digest FROM api_keys')) as { secret_digest: string }[]) secret('key digest', row.secret_digest);
+    for (const row of (await db.query('SELECT secret_digest FROM api_keys')) as { secret_digest: string }[])
+      secret('key digest', row.secret_digest);
     for (const row of (await db.query('SELECT password_hash FROM console_accounts')) as { password_hash: string }[]) {
       secret('password hash', row.password_hash);
       for (const part of row.password_hash.split('$').slice(4)) secret('password hash part', part);
     }
-    for (const row of (await db.query('SELECT token_digest FROM console_sessions')) as { token_digest: string }[]) secret('session token digest', row.token_digest);
+    for (const row of (await db.query('SELECT token_digest FROM console_sessions')) as { token_digest: string }[])
+      secret('session token digest', row.token_digest);
     for (const s of [...secrets]) {
       if (/^sf[ko]_/.test(s.value) || s.what === 'console session token') secret(`digest of a ${s.what}`, sha256(s.value));
     }

@@ -73,13 +73,27 @@ describe('fit sessions', () => {
   const startRaw = (shop: Shop, body: object, secret = shop.secret) =>
     t.http().post(sessionsPath(shop.storeId)).set(bearer(secret)).send(body);
   const answerRaw = (shop: Shop, id: string, answers: unknown, secret = shop.secret) =>
-    t.http().post(`${sessionsPath(shop.storeId)}/${id}/answers`).set(bearer(secret)).send({ answers });
+    t
+      .http()
+      .post(`${sessionsPath(shop.storeId)}/${id}/answers`)
+      .set(bearer(secret))
+      .send({ answers });
   const decideRaw = (shop: Shop, id: string, body: object, secret = shop.secret) =>
-    t.http().post(`${sessionsPath(shop.storeId)}/${id}/decision`).set(bearer(secret)).send(body);
+    t
+      .http()
+      .post(`${sessionsPath(shop.storeId)}/${id}/decision`)
+      .set(bearer(secret))
+      .send(body);
   const getRaw = (shop: Shop, id: string, secret = shop.secret) =>
-    t.http().get(`${sessionsPath(shop.storeId)}/${id}`).set(bearer(secret));
+    t
+      .http()
+      .get(`${sessionsPath(shop.storeId)}/${id}`)
+      .set(bearer(secret));
   const listRaw = (shop: Shop, query = '', secret = shop.secret) =>
-    t.http().get(`${sessionsPath(shop.storeId)}${query}`).set(bearer(secret));
+    t
+      .http()
+      .get(`${sessionsPath(shop.storeId)}${query}`)
+      .set(bearer(secret));
 
   /** A fresh merchant and store with the shop's catalog; calls use the admin key. */
   async function newShop(): Promise<Shop & { tenant: Tenant }> {
@@ -112,7 +126,6 @@ describe('fit sessions', () => {
     expect(response.status).toBe(200);
     return response.body as Session;
   }
-
 
   /** Everything a recommendation must be, whatever the answers. */
   function expectWellFormed(recommendation: Recommendation | null, shop: Shop): asserts recommendation is Recommendation {
@@ -449,7 +462,9 @@ describe('fit sessions', () => {
           ],
         });
       expect(chart.status).toBe(201);
-      const product = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: chart.body.id })).id;
+      const product = (
+        await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: chart.body.id })
+      ).id;
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, MEASURED_QUESTIONS);
       const sizeFor = async (chest: number, waist: number) => {
         const session = await recommended(
@@ -486,7 +501,9 @@ describe('fit sessions', () => {
 
     it('recommends a size the product has no variant of with variant_id null, and records a decision on it', async () => {
       const shop = await newShop();
-      const bare = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const bare = (
+        await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+      ).id;
       const onlyS = (await createVariant(t, shop.secret, shop.storeId, bare, { size_label: 'S' })).id;
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, MEASURED_QUESTIONS);
       const session = await recommended(
@@ -644,9 +661,7 @@ describe('fit sessions', () => {
     it('lets answers racing a decision land before it or be refused, never after it', async () => {
       const shop = await newShop();
       const session = await recommended(shop);
-      const answers = [60, 80, 100, 120].map((kg) =>
-        answerRaw(shop, session.id, { ...SHOPPER, weight: { value: kg, unit: 'kg' } }),
-      );
+      const answers = [60, 80, 100, 120].map((kg) => answerRaw(shop, session.id, { ...SHOPPER, weight: { value: kg, unit: 'kg' } }));
       const decision = decideRaw(shop, session.id, { size_label: 'M' });
       const [decided, ...answered] = await Promise.all([decision, ...answers]);
 
@@ -664,9 +679,7 @@ describe('fit sessions', () => {
       for (const event of events.filter((e) => e.type === 'recommendation_generated')) {
         expect(new Date(event.occurred_at).getTime()).toBeLessThanOrEqual(decidedAt);
       }
-      expect(events.filter((e) => e.type === 'recommendation_generated')).toHaveLength(
-        1 + answered.filter((r) => r.status === 200).length,
-      );
+      expect(events.filter((e) => e.type === 'recommendation_generated')).toHaveLength(1 + answered.filter((r) => r.status === 200).length);
     });
   });
 
@@ -707,11 +720,7 @@ describe('fit sessions', () => {
       expect(decided.status).toBe(200);
 
       expectProblem(await answerRaw(shop, session.id, SHOPPER), 409, 'session_state_conflict');
-      expectProblem(
-        await answerRaw(shop, session.id, { ...SHOPPER, weight: { value: 120, unit: 'kg' } }),
-        409,
-        'session_state_conflict',
-      );
+      expectProblem(await answerRaw(shop, session.id, { ...SHOPPER, weight: { value: 120, unit: 'kg' } }), 409, 'session_state_conflict');
       await expect(read(shop, session.id)).resolves.toEqual(decided.body);
       expect(types(await sessionEvents(t, session.id))).toEqual([
         'fit_completed',
@@ -931,9 +940,11 @@ describe('fit sessions', () => {
       expect(types(await sessionEvents(t, session.id))).toEqual(['fit_completed', 'fit_started', 'recommendation_generated']);
     });
 
-    it("refuses a variant of another product, even of the same size, with 400", async () => {
+    it('refuses a variant of another product, even of the same size, with 400', async () => {
       const shop = await newShop();
-      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const otherProduct = (
+        await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+      ).id;
       const otherVariant = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
       const session = await recommended(shop);
 
@@ -1233,24 +1244,29 @@ describe('fit sessions', () => {
   });
 
   describe('a bigger body', () => {
-    it.each([['an unknown sex', {}], ['a woman', { sex: 'female' }], ['a man', { sex: 'male' }]])(
-      'never gets a smaller size as the weight grows from 60 to 120 kg, for %s',
-      async (_, extra) => {
-        const shop = await newShop();
-        const session = await start(shop);
-        for (const cm of [160, 175, 190]) {
-          const sizes: { kg: number; size: string }[] = [];
-          for (let kg = 60; kg <= 120; kg += 5) {
-            const answered = await answer(shop, session.id, { height: { value: cm, unit: 'cm' }, weight: { value: kg, unit: 'kg' }, ...extra });
-            expectWellFormed(answered.recommendation, shop);
-            sizes.push({ kg, size: answered.recommendation.size_label });
-          }
-          const shrinks = sizes.filter((s, i) => i > 0 && rank(s.size) < rank(sizes[i - 1].size));
-          expect({ height: cm, shrinks }).toEqual({ height: cm, shrinks: [] });
-          expect(rank(sizes[sizes.length - 1].size)).toBeGreaterThan(rank(sizes[0].size));
+    it.each([
+      ['an unknown sex', {}],
+      ['a woman', { sex: 'female' }],
+      ['a man', { sex: 'male' }],
+    ])('never gets a smaller size as the weight grows from 60 to 120 kg, for %s', async (_, extra) => {
+      const shop = await newShop();
+      const session = await start(shop);
+      for (const cm of [160, 175, 190]) {
+        const sizes: { kg: number; size: string }[] = [];
+        for (let kg = 60; kg <= 120; kg += 5) {
+          const answered = await answer(shop, session.id, {
+            height: { value: cm, unit: 'cm' },
+            weight: { value: kg, unit: 'kg' },
+            ...extra,
+          });
+          expectWellFormed(answered.recommendation, shop);
+          sizes.push({ kg, size: answered.recommendation.size_label });
         }
-      },
-    );
+        const shrinks = sizes.filter((s, i) => i > 0 && rank(s.size) < rank(sizes[i - 1].size));
+        expect({ height: cm, shrinks }).toEqual({ height: cm, shrinks: [] });
+        expect(rank(sizes[sizes.length - 1].size)).toBeGreaterThan(rank(sizes[0].size));
+      }
+    });
   });
 
   // ——— listing ———
@@ -1258,7 +1274,9 @@ describe('fit sessions', () => {
   describe('listing', () => {
     it('lists the store’s sessions newest first, filtered by state and product, in pages', async () => {
       const shop = await newShop();
-      const otherProduct = (await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })).id;
+      const otherProduct = (
+        await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+      ).id;
       for (const label of SIZES) await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: label });
 
       const started = await start(shop);
@@ -1292,14 +1310,14 @@ describe('fit sessions', () => {
       await expect(read(shop, completed.id)).resolves.toEqual(listed);
     });
 
-    it.each([['an unknown state', '?state=abandoned', 'state'], ['a product id that is not an id', '?product_id=tee', 'product_id']])(
-      'refuses %s with 400',
-      async (_, query, field) => {
-        const shop = await newShop();
-        const response = await listRaw(shop, query);
-        expectProblem(response, 400, 'validation_failed');
-        expect((response.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
-      },
-    );
+    it.each([
+      ['an unknown state', '?state=abandoned', 'state'],
+      ['a product id that is not an id', '?product_id=tee', 'product_id'],
+    ])('refuses %s with 400', async (_, query, field) => {
+      const shop = await newShop();
+      const response = await listRaw(shop, query);
+      expectProblem(response, 400, 'validation_failed');
+      expect((response.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
+    });
   });
 });

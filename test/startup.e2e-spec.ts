@@ -97,7 +97,10 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
 
   it('still refuses a fresh lock whose recorded holder runs, or runs on another host', async () => {
     mkdirSync(`${dataDir}.lock`);
-    for (const owner of [{ pid: process.ppid, hostname: hostname() }, { pid: 999_999_999, hostname: 'elsewhere' }]) {
+    for (const owner of [
+      { pid: process.ppid, hostname: hostname() },
+      { pid: 999_999_999, hostname: 'elsewhere' },
+    ]) {
       writeFileSync(`${dataDir}.owner`, JSON.stringify(owner));
       await expect(openDatabase(testConfig(embedded))).rejects.toThrow(/DATA_DIR .* is in use by another process/);
     }

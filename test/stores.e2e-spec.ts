@@ -85,7 +85,11 @@ describe('stores', () => {
 
     it('names the rule a bad currency or unit system breaks', async () => {
       const { admin } = await createTenant(t);
-      expectFieldError(await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', currency: 'eur' }), 'currency', 'invalid_format');
+      expectFieldError(
+        await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', currency: 'eur' }),
+        'currency',
+        'invalid_format',
+      );
       expectFieldError(
         await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', unit_system: 'cubits' }),
         'unit_system',
@@ -95,7 +99,11 @@ describe('stores', () => {
 
     it('accepts a name of exactly 200 characters', async () => {
       const { admin } = await createTenant(t);
-      const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'n'.repeat(200) });
+      const response = await t
+        .http()
+        .post('/v1/stores')
+        .set(bearer(admin.secret))
+        .send({ name: 'n'.repeat(200) });
       expect(response.status).toBe(201);
       expect(response.body.name).toHaveLength(200);
     });
@@ -277,7 +285,8 @@ describe('stores', () => {
   describe('PATCH /v1/stores/{store_id}', () => {
     it('changes only the fields sent', async () => {
       const { admin } = await createTenant(t);
-      const created = (await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'Before', currency: 'EUR' })).body as StoreBody;
+      const created = (await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'Before', currency: 'EUR' }))
+        .body as StoreBody;
 
       const renamed = await patchStore(admin.secret, created.id, { name: 'After' });
       expect(renamed.status).toBe(200);

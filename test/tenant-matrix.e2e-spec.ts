@@ -212,7 +212,8 @@ function cell(response: Response): string {
   const body = (response.body ?? {}) as { code?: string; errors?: { code?: string }[] };
   const code = body.code ?? (/^text\/html/.test(String(response.headers['content-type'])) ? errorCode(response.text) : undefined);
   const location = response.headers.location as string | undefined;
-  if (response.status === 303 && location !== undefined && new URL(location, 'http://x.invalid').pathname === '/console/login') return 'login';
+  if (response.status === 303 && location !== undefined && new URL(location, 'http://x.invalid').pathname === '/console/login')
+    return 'login';
   if (response.status < 400) return `ok ${response.status}`;
   if (response.status === 401 && code === 'unauthenticated') return '401';
   if (response.status === 403) {
@@ -220,7 +221,12 @@ function cell(response: Response): string {
     if (short) return `403:${short}`;
   }
   if (response.status === 404 && code === 'not_found') return '404';
-  if (response.status === 400 && code === 'validation_failed' && body.errors?.length && body.errors.every((e) => REF_CODES.includes(e.code ?? ''))) {
+  if (
+    response.status === 400 &&
+    code === 'validation_failed' &&
+    body.errors?.length &&
+    body.errors.every((e) => REF_CODES.includes(e.code ?? ''))
+  ) {
     return '400:ref';
   }
   return `${response.status}:${code ?? '?'}`;
@@ -234,7 +240,10 @@ function batchCell(response: Response): string {
   const results = (response.body as { results?: { status: number; error?: unknown }[] }).results;
   if (response.status !== 200 || results?.length !== 1) return cell(response);
   const [result] = results;
-  const inner = result.status < 400 ? String(result.status) : cell({ status: result.status, body: result.error, headers: {}, text: '' } as unknown as Response);
+  const inner =
+    result.status < 400
+      ? String(result.status)
+      : cell({ status: result.status, body: result.error, headers: {}, text: '' } as unknown as Response);
   return `ok 200/${inner}`;
 }
 
@@ -369,8 +378,17 @@ describe('tenant isolation matrix', () => {
     const productExternalId = unique(`gid-${tag}`);
     const type = await c('/product-types', { name: typeName, category: 'tops', zone_weights: { chest: 1, waist: 0.5 } });
     const chart = await c('/size-charts', { name: chartName, unit: 'cm', measurement_type: 'body', sizes: BODY_CHART });
-    const product = await c('/products', { title: unique(`tee-${tag}`), external_id: productExternalId, product_type_id: type.id, size_chart_id: chart.id });
-    const variant = await c(`/products/${product.id}/variants`, { size_label: 'M', sku: unique(`sku-${tag}`), external_id: unique(`vid-${tag}`) });
+    const product = await c('/products', {
+      title: unique(`tee-${tag}`),
+      external_id: productExternalId,
+      product_type_id: type.id,
+      size_chart_id: chart.id,
+    });
+    const variant = await c(`/products/${product.id}/variants`, {
+      size_label: 'M',
+      sku: unique(`sku-${tag}`),
+      external_id: unique(`vid-${tag}`),
+    });
     const questionnaire = await c('/questionnaires', { name: questionnaireName, questions: QUESTIONS });
     const session = await c('/sessions', { product_id: product.id, questionnaire_id: questionnaire.id });
     await c(`/sessions/${session.id}/answers`, { answers: ANSWERS });
@@ -431,7 +449,10 @@ describe('tenant isolation matrix', () => {
     consoleRoutes = routes.filter((r) => r.rule?.kind === 'console' && r.rule.signedIn);
 
     for (const merchant of ['A', 'B'] as const) {
-      const created = await http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: unique(`merchant-${merchant}`) });
+      const created = await http()
+        .post('/v1/merchants')
+        .set(bearer(OPERATOR_KEY))
+        .send({ name: unique(`merchant-${merchant}`) });
       expect(created.status).toBe(201);
       mark(merchant, created.body);
       admins[merchant] = created.body.api_key.secret as string;
@@ -451,7 +472,8 @@ describe('tenant isolation matrix', () => {
     expect((await http().delete(`/v1/api-keys/${revoked.id}`).set(bearer(admins.A))).status).toBe(200);
     await t.app.get(DataSource).query(`UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1`, [expired.id]);
 
-    const bound = async (scope: Scope, tag: StoreTag) => (await key(merchantOfStore[tag], { scopes: [scope], store_id: storeIds[tag] })).secret;
+    const bound = async (scope: Scope, tag: StoreTag) =>
+      (await key(merchantOfStore[tag], { scopes: [scope], store_id: storeIds[tag] })).secret;
     const base = { pathIds: 'A1', refs: 'A1' } as const;
     columns.push(
       { name: 'no key', merchant: null, secret: undefined, ...base },
@@ -509,7 +531,8 @@ describe('tenant isolation matrix', () => {
   async function expectIntact(route: RegisteredRoute, values: Record<string, string>, owner: World): Promise<void> {
     if (route.path === '/v1/console-accounts/{account_id}') {
       const list = await http().get('/v1/console-accounts?limit=100').set(bearer(owner.admin));
-      if (!(list.body.data as { id: string }[]).some((a) => a.id === values.account_id)) damaged.push(`${route.route} ${values.account_id}`);
+      if (!(list.body.data as { id: string }[]).some((a) => a.id === values.account_id))
+        damaged.push(`${route.route} ${values.account_id}`);
       return;
     }
     if (route.path === '/v1/api-keys/{key_id}') {
@@ -538,7 +561,8 @@ describe('tenant isolation matrix', () => {
     response: Response,
   ): Promise<void> {
     const nothing: Record<string, string> = {};
-    for (const [name, value] of Object.entries(values)) nothing[name] = name === 'store_id' && column.merchant === 'A' ? value : randomUUID();
+    for (const [name, value] of Object.entries(values))
+      nothing[name] = name === 'store_id' && column.merchant === 'A' ? value : randomUUID();
     // The request the random ids would make (a real store of A stays when A's admin calls: only the nested ids change).
     const path = fillPath(route.path, nothing) + (recipe.query ? `?${recipe.query(refWorld)}` : '');
     let test = http()[route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path);
@@ -546,7 +570,9 @@ describe('tenant isolation matrix', () => {
     const other = recipe.body ? await test.send(recipe.body(refWorld, `${n}-x`)) : await test;
     const strip = (r: Response) => ({ status: r.status, body: { ...(r.body as object), request_id: undefined, instance: undefined } });
     if (JSON.stringify(strip(other)) !== JSON.stringify(strip(response))) {
-      leaks.push(`${where}: its 404 differs from the one for ids that exist nowhere: ${JSON.stringify(strip(response))} vs ${JSON.stringify(strip(other))}`);
+      leaks.push(
+        `${where}: its 404 differs from the one for ids that exist nowhere: ${JSON.stringify(strip(response))} vs ${JSON.stringify(strip(other))}`,
+      );
     }
   }
 
@@ -577,7 +603,9 @@ describe('tenant isolation matrix', () => {
           const got = route.path.endsWith('/batch') ? batchCell(response) : cell(response);
           const where = `${route.route} [${column.name}]`;
           if (!expected.includes(verdict(got))) {
-            ruleMismatches.push(`${where}: ${got} (${response.status} ${JSON.stringify(response.body).slice(0, 200)}), rule says ${expected.join(' or ')}`);
+            ruleMismatches.push(
+              `${where}: ${got} (${response.status} ${JSON.stringify(response.body).slice(0, 200)}), rule says ${expected.join(' or ')}`,
+            );
           }
           if (!got.startsWith('ok')) {
             expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -643,7 +671,11 @@ describe('tenant isolation matrix', () => {
       );
       consoleRows.push(row(route.route, cells, 20));
     }
-    consoleHeader = row('', consoleColumns.map((c) => c.name), 20);
+    consoleHeader = row(
+      '',
+      consoleColumns.map((c) => c.name),
+      20,
+    );
     expect(ruleMismatches).toEqual([]);
     expect(leaks).toEqual([]);
   }, 60_000);
@@ -655,17 +687,20 @@ describe('tenant isolation matrix', () => {
       '# Tenant isolation matrix: each /v1 route called with each credential on the resources of store A1 of merchant A',
       '# (A also has store A2; merchant B has store B1). Regenerate with UPDATE_TENANT_MATRIX=1 and review the diff.',
       '#',
-      '# Columns: no key; the operator bootstrap key; A\'s unrestricted admin key; keys bound to A1 with admin or a single',
-      '# scope; B\'s unrestricted admin; an admin key bound to A2; a revoked and an expired unrestricted admin key of A;',
+      "# Columns: no key; the operator bootstrap key; A's unrestricted admin key; keys bound to A1 with admin or a single",
+      "# scope; B's unrestricted admin; an admin key bound to A2; a revoked and an expired unrestricted admin key of A;",
       '# then A\'s unrestricted admin with the nested path ids (all but store_id) of B1 or A2 ("ids") or with the ids in',
       '# the body or query taken from B1 or A2 ("refs").',
       '# Cells: ok <status> past access control; 401; 403:scope insufficient_scope; 403:store store_forbidden;',
       '# 403:self cannot_revoke_self; 404 not_found; 400:ref a 400 whose every field error is not_found (unknown_store for',
-      '# a key\'s store_id); ok 200/<cell> a batch and its one result; login a 303 to the console sign-in; - not',
+      "# a key's store_id); ok 200/<cell> a batch and its one result; login a 303 to the console sign-in; - not",
       '# applicable (nothing of B1/A2 to put there); <status>:<code> anything else. Every 404 is also checked to be the',
       '# answer ids that exist nowhere get.',
       '',
-      row('', columns.map((c) => c.name)),
+      row(
+        '',
+        columns.map((c) => c.name),
+      ),
       ...v1Rows,
       '',
       '# Console pages (cookie sessions) on store A1: no session, a session of merchant A, one of merchant B.',

@@ -129,8 +129,7 @@ export function summariseProfile(file: string, top = 25, stages: Record<string, 
     selfFunction.set(key, entry);
   }
   // Stages: samples with a matching frame anywhere on the stack, each sample counted once per stage.
-  const frameKey = (f: CallFrame) =>
-    `${f.functionName}@${f.url.replace(/^.*\/node_modules\//, '').replace(/^.*\/dist\//, '')}`;
+  const frameKey = (f: CallFrame) => `${f.functionName}@${f.url.replace(/^.*\/node_modules\//, '').replace(/^.*\/dist\//, '')}`;
   const stageUs = new Map<string, number>();
   for (const [id, us] of selfUs) {
     if (ownerOf((byId.get(id) as ProfileNode).callFrame) === 'idle') continue;
@@ -142,7 +141,12 @@ export function summariseProfile(file: string, top = 25, stages: Record<string, 
     for (const stage of found) stageUs.set(stage, (stageUs.get(stage) ?? 0) + us);
   }
   const ranked = (m: Map<string, number>) =>
-    Object.fromEntries([...m].sort((a, b) => b[1] - a[1]).filter(([, us]) => pct(us, busy) >= 0.5).map(([k, us]) => [k, pct(us, busy)]));
+    Object.fromEntries(
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .filter(([, us]) => pct(us, busy) >= 0.5)
+        .map(([k, us]) => [k, pct(us, busy)]),
+    );
   return {
     busy_ms: Math.round(busy / 1000),
     idle_ms: Math.round(idle / 1000),

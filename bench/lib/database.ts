@@ -54,4 +54,3 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
   }
   return events;
 }
-

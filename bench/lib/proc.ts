@@ -92,10 +92,9 @@ export class MemoryWatch {
 
 /** CPU ms so far of every PostgreSQL client backend whose application_name is `application`, by backend pid. */
 export async function backendCpu(db: pg.Client, application: string): Promise<Map<number, number>> {
-  const { rows } = await db.query(
-    `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_type = 'client backend'`,
-    [application],
-  );
+  const { rows } = await db.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_type = 'client backend'`, [
+    application,
+  ]);
   const cpu = new Map<number, number>();
   for (const { pid } of rows) {
     try {

@@ -60,7 +60,13 @@ export async function startService(
     await exited;
   };
   for (let i = 0; ; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 150 || child.exitCode !== null) {
       await stop();
       throw new Error('the service did not start (is it built? npm run build)');

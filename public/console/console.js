@@ -39,12 +39,21 @@
       return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
     },
     legend: { live: false },
-    scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
+    scales: {
+      x: { time: true },
+      y: {
+        range: function (u, min, max) {
+          return [0, Math.max(1, max)];
+        },
+      },
+    },
     axes: [
       {
         // Dates as the page writes them (UTC, ISO order), not in the browser's locale.
         values: function (u, splits) {
-          return splits.map(function (ts) { return new Date(ts * 1000).toISOString().slice(5, 10); });
+          return splits.map(function (ts) {
+            return new Date(ts * 1000).toISOString().slice(5, 10);
+          });
         },
       },
       { size: 48, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] },
@@ -57,12 +66,18 @@
   });
   var plot = new uPlot(
     options,
-    [times].concat(daily.series.map(function (series) { return series.values; })),
+    [times].concat(
+      daily.series.map(function (series) {
+        return series.values;
+      }),
+    ),
     chart,
   );
   var pending;
   window.addEventListener('resize', function () {
     clearTimeout(pending);
-    pending = setTimeout(function () { plot.setSize(size()); }, 100);
+    pending = setTimeout(function () {
+      plot.setSize(size());
+    }, 100);
   });
 })();

@@ -26,8 +26,7 @@ export const SOURCE_FILES: readonly { readonly sex: Sex; readonly name: string }
   { sex: 'male', name: 'ANSUR_II_MALE_Public.csv' },
 ];
 
-export const SPLIT_RULE =
-  'test if parseInt(sha256("ansur-ii:" + subject id).slice(0, 8), 16) % 5 === 0 (about 20%), else train';
+export const SPLIT_RULE = 'test if parseInt(sha256("ansur-ii:" + subject id).slice(0, 8), 16) % 5 === 0 (about 20%), else train';
 
 /** The fixed held-out split: a hash of the subject id, so it never depends on file order or on the run. */
 export function isHeldOut(subjectId: string): boolean {

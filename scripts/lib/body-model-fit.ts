@@ -178,8 +178,7 @@ function fitRegression(
       spreadTerms,
     ),
   );
-  const civilianCorr =
-    spreads[0].standardised.reduce((s, v, i) => s + v * spreads[1].standardised[i], 0) / (nhanes.length - 1);
+  const civilianCorr = spreads[0].standardised.reduce((s, v, i) => s + v * spreads[1].standardised[i], 0) / (nhanes.length - 1);
 
   const zi = (z: Zone) => ZONES.indexOf(z);
   const civilianIndex = (z: Zone) => CIVILIAN_ZONES.indexOf(z);
@@ -249,11 +248,7 @@ export interface SexFit {
   readonly notes: readonly string[];
 }
 
-export function fitSex(
-  nhanes: readonly Person[],
-  ansur: readonly Subject[],
-  options: FitOptions = DEFAULT_FIT_OPTIONS,
-): SexFit {
+export function fitSex(nhanes: readonly Person[], ansur: readonly Subject[], options: FitOptions = DEFAULT_FIT_OPTIONS): SexFit {
   const people: readonly { heightCm: number; weightKg: number }[] = options.civilianZones ? nhanes : ansur;
   const hw = meanAndCovariance(people.map((p) => [Math.log(p.heightCm), Math.log(p.weightKg)]));
   const withAge = fitRegression(nhanes, ansur, true, options);

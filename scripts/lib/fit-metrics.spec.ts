@@ -37,7 +37,12 @@ describe('fit evaluation arithmetic', () => {
       { confidence: 0.85, hit: false, weight: 3 },
     ]);
     expect(e).toBeCloseTo(0.8375 - 0.25, 12);
-    expect(accuracy([{ truth: 1, predicted: 1, weight: 2 }, { truth: 1, predicted: 3, weight: 6 }])).toEqual({
+    expect(
+      accuracy([
+        { truth: 1, predicted: 1, weight: 2 },
+        { truth: 1, predicted: 3, weight: 6 },
+      ]),
+    ).toEqual({
       exact: 0.25,
       withinOne: 0.25,
     });
@@ -60,7 +65,11 @@ describe('fit evaluation arithmetic', () => {
       { ...body('female', 160, 51.5), size: 2 },
       { ...body('female', 160, 76.8), size: 3 },
     ];
-    const predict = mostCommonSize(train, (b) => b.size, (b) => b.sex);
+    const predict = mostCommonSize(
+      train,
+      (b) => b.size,
+      (b) => b.sex,
+    );
     expect(predict(body('female', 160, 52))).toBe(1);
     expect(predict(body('female', 160, 77))).toBe(3);
     // BMI 24 is 4 units from 20 and 6 from 30

@@ -47,7 +47,7 @@ export function ece(rows: readonly { confidence: number; hit: boolean; weight: n
     b.hit += r.hit ? r.weight : 0;
   }
   const w = total(rows);
-  return bins.reduce((s, b) => s + (b.w === 0 ? 0 : (b.w / w) * Math.abs(b.hit - b.conf) / b.w), 0);
+  return bins.reduce((s, b) => s + (b.w === 0 ? 0 : ((b.w / w) * Math.abs(b.hit - b.conf)) / b.w), 0);
 }
 
 export function summarise(rows: readonly Scored[]): Summary {
@@ -78,11 +78,7 @@ export function accuracy(rows: readonly { truth: number; predicted: number; weig
  * The ECE a perfectly calibrated predictor shows on these confidences and weights (sampling noise alone), averaged over
  * `reps` simulations with the given uniform random source.
  */
-export function eceNoiseFloor(
-  rows: readonly { confidence: number; weight: number }[],
-  random: () => number,
-  reps = 100,
-): number {
+export function eceNoiseFloor(rows: readonly { confidence: number; weight: number }[], random: () => number, reps = 100): number {
   let sum = 0;
   for (let r = 0; r < reps; r++) sum += ece(rows.map((x) => ({ ...x, hit: random() < x.confidence })));
   return sum / reps;

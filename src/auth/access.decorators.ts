@@ -60,7 +60,11 @@ export function RequireScope(scope: Scope, options: { store?: boolean; unrestric
     // The guard binds the store (handlers take it with @CurrentStore()), so the parameter is declared here, once.
     ...(rule.store
       ? [
-          ApiParam({ name: STORE_PARAM, format: 'uuid', description: 'A store of the key’s merchant; a store-bound key may name only its own.' }),
+          ApiParam({
+            name: STORE_PARAM,
+            format: 'uuid',
+            description: 'A store of the key’s merchant; a store-bound key may name only its own.',
+          }),
           ApiNotFoundResponse({ description: 'No such store of this merchant (`not_found`).' }),
         ]
       : []),

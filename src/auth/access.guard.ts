@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { LARGE_BODY, readJson } from '../common/http/json-body.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
 import { CREDENTIAL_PARAMS } from './key-secret.js';
@@ -45,7 +45,8 @@ export class AccessGuard implements CanActivate {
     }
 
     const principal = await this.keys.admit(context, rule);
-    if (rule.kind === 'merchant' && rule.store) request.store = await this.stores.resolve(principal as MerchantPrincipal, request.params[STORE_PARAM]);
+    if (rule.kind === 'merchant' && rule.store)
+      request.store = await this.stores.resolve(principal as MerchantPrincipal, request.params[STORE_PARAM]);
     // Only now, the caller known and allowed: the body.
     await readJson(request, response, this.reflector.get<boolean | undefined>(LARGE_BODY, context.getHandler()) === true);
     refuseCredentialsInBody(request);
@@ -59,7 +60,8 @@ function looksLikeSecret(value: unknown): boolean {
 
 function refuseCredentialsOutsideHeader(request: Request): void {
   const query = request.query as Record<string, unknown>;
-  const misplaced = [...CREDENTIAL_PARAMS].find((name) => query[name] !== undefined) ?? Object.keys(query).find((name) => looksLikeSecret(query[name]));
+  const misplaced =
+    [...CREDENTIAL_PARAMS].find((name) => query[name] !== undefined) ?? Object.keys(query).find((name) => looksLikeSecret(query[name]));
   if (misplaced !== undefined) throw credentialsNotAllowedHere(misplaced);
 }
 
@@ -70,4 +72,8 @@ function refuseCredentialsInBody(request: Request): void {
 }
 
 const credentialsNotAllowedHere = (field: string): ProblemError =>
-  ProblemError.field(field, 'credentials_not_allowed_here', 'API keys are accepted only in the Authorization header, never in the URL or the body');
+  ProblemError.field(
+    field,
+    'credentials_not_allowed_here',
+    'API keys are accepted only in the Authorization header, never in the URL or the body',
+  );

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type NestMiddleware } from '@nestjs/common'
 import type { NextFunction, Request, Response } from 'express';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitStore } from '../common/http/rate-limit-store.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { presentedKey, unauthenticated } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';

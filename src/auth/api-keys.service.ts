@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { isId, newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { parseRfc3339 } from '../common/validation/rfc3339.js';

@@ -1,4 +1,4 @@
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { isWellFormedSecret } from './key-secret.js';
 
 /** What a request's `Authorization` header presents. */

@@ -4,7 +4,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { isId, newId } from '../common/http/ids.js';
 import { type Page, type PageQuery, paginate } from '../common/http/pagination.js';
 import { RateLimitStore } from '../common/http/rate-limit-store.js';
-import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
@@ -13,14 +13,7 @@ import { newToken } from './console-credentials.js';
 import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { ConsoleIdentity } from './principal.js';
-import {
-  dummyPasswordHash,
-  hashPassword,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  passwordLength,
-  verifyPassword,
-} from './passwords.js';
+import { dummyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength, verifyPassword } from './passwords.js';
 import { transaction } from '../database/transactions.js';
 
 /** A session ends after this long without a request… */
@@ -48,11 +41,10 @@ export type SignUpResult = { readonly ok: true; readonly token: string } | { rea
 export type TooManyAttempts = { readonly ok: false; readonly reason: 'too_many_attempts'; readonly retryAfterSeconds: number };
 
 export type LogInResult =
-  | { readonly ok: true; readonly token: string }
-  | { readonly ok: false; readonly reason: 'invalid_credentials' }
-  | TooManyAttempts;
+  { readonly ok: true; readonly token: string } | { readonly ok: false; readonly reason: 'invalid_credentials' } | TooManyAttempts;
 
-export type PasswordChangeResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] } | TooManyAttempts;
+export type PasswordChangeResult =
+  { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] } | TooManyAttempts;
 
 /** Console accounts and their browser sessions (docs/decisions/005-seller-console.md, 006-console-access.md). */
 @Injectable()
@@ -92,7 +84,11 @@ export class ConsoleAccountsService {
     const key = await this.apiKeys.authenticate(form.adminKey.trim());
     if (!key || key.storeId !== null || !key.scopes.includes('admin')) {
       await this.throttle.failed(null, address);
-      errors.push({ field: 'admin_key', code: 'invalid_admin_key', message: 'This is not an active, unrestricted admin key of a merchant' });
+      errors.push({
+        field: 'admin_key',
+        code: 'invalid_admin_key',
+        message: 'This is not an active, unrestricted admin key of a merchant',
+      });
     }
     if (errors.length || !key) return { ok: false, errors };
 
@@ -195,12 +191,17 @@ export class ConsoleAccountsService {
   async changePassword(identity: ConsoleIdentity, current: string, next: string, address: string): Promise<PasswordChangeResult> {
     const wait = await this.throttle.waitSeconds(identity.email, address);
     if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
-    const [account] = (await this.dataSource.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [identity.accountId])) as Array<{
+    const [account] = (await this.dataSource.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [
+      identity.accountId,
+    ])) as Array<{
       password_hash: string;
     }>;
     if (!account || !(await verifyPassword(current, account.password_hash))) {
       await this.throttle.failed(identity.email, address);
-      return { ok: false, errors: [{ field: 'current_password', code: 'invalid_credentials', message: 'This is not your current password' }] };
+      return {
+        ok: false,
+        errors: [{ field: 'current_password', code: 'invalid_credentials', message: 'This is not your current password' }],
+      };
     }
     const errors = passwordErrors(next, identity.email);
     if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
@@ -269,7 +270,13 @@ export function isEmailAddress(email: string): boolean {
 function passwordErrors(password: string, email: string): FieldError[] {
   const length = passwordLength(password);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    return [{ field: 'password', code: 'invalid_password', message: `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }];
+    return [
+      {
+        field: 'password',
+        code: 'invalid_password',
+        message: `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`,
+      },
+    ];
   }
   if (normaliseEmail(password) === email) {
     return [{ field: 'password', code: 'invalid_password', message: 'The password must not be your email address' }];

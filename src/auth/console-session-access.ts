@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readForm } from '../common/http/form-body.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import type { AccessRule } from './access.decorators.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import {

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import type { AccessRule } from './access.decorators.js';
 import { unauthenticated } from './bearer-token.js';
 import type { MerchantPrincipal, Principal } from './principal.js';

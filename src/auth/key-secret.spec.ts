@@ -51,17 +51,13 @@ describe('generateSecret', () => {
 describe('isWellFormedSecret', () => {
   it('detects any one-character change in the body or the checksum', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 4, max: 49 }),
-        fc.integer({ min: 1, max: 61 }),
-        (position, shift) => {
-          const secret = generateSecret();
-          const original = BASE62.indexOf(secret[position]);
-          const changed = secret.slice(0, position) + BASE62[(original + shift) % 62] + secret.slice(position + 1);
-          expect(changed).not.toBe(secret);
-          expect(isWellFormedSecret(changed)).toBe(false);
-        },
-      ),
+      fc.property(fc.integer({ min: 4, max: 49 }), fc.integer({ min: 1, max: 61 }), (position, shift) => {
+        const secret = generateSecret();
+        const original = BASE62.indexOf(secret[position]);
+        const changed = secret.slice(0, position) + BASE62[(original + shift) % 62] + secret.slice(position + 1);
+        expect(changed).not.toBe(secret);
+        expect(isWellFormedSecret(changed)).toBe(false);
+      }),
       { numRuns: 500 },
     );
   });

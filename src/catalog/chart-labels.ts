@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { SizeChart } from './catalog.entities.js';
 
 /**

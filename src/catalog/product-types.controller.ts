@@ -46,11 +46,7 @@ export class ProductTypesController {
   @ApiOperation({ summary: 'Update a product type', description: 'Only the fields sent change.' })
   @ApiOkResponse({ type: ProductTypeResponse })
   @ApiProblems(NO_SUCH_TYPE)
-  update(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: UpdateProductTypeRequest,
-  ): Promise<ProductTypeResponse> {
+  update(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: UpdateProductTypeRequest): Promise<ProductTypeResponse> {
     return this.types.update(store, id, body);
   }
 

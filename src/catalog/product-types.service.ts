@@ -6,12 +6,8 @@ import { paginate, type Page, type PageQuery } from '../common/http/pagination.j
 import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
 import { Product, ProductType } from './catalog.entities.js';
-import { inUse } from './catalog.errors.js';
-import {
-  type CreateProductTypeRequest,
-  ProductTypeResponse,
-  type UpdateProductTypeRequest,
-} from './dto/product-type.dto.js';
+import { inUse } from './catalog-errors.js';
+import { type CreateProductTypeRequest, ProductTypeResponse, type UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { transaction } from '../database/transactions.js';
 
 @Injectable()

@@ -17,7 +17,7 @@ import {
   VariantResponse,
 } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
-import { answerRemoval } from './removal.js';
+import { answerRemoval } from '../common/http/removal.js';
 
 const NO_SUCH_PRODUCT = { code: 'not_found', when: 'No such product in this store' } as const;
 const NO_SUCH_VARIANT = { code: 'not_found', when: 'No such product in this store, or no such variant of it' } as const;
@@ -59,11 +59,7 @@ export class ProductsController {
   @ApiOperation({ summary: 'Update a product', description: 'Only the fields sent change.' })
   @ApiOkResponse({ type: ProductResponse })
   @ApiProblems(NO_SUCH_PRODUCT, DUPLICATE)
-  update(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: UpdateProductRequest,
-  ): Promise<ProductResponse> {
+  update(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: UpdateProductRequest): Promise<ProductResponse> {
     return this.products.update(store, id, body);
   }
 
@@ -115,11 +111,7 @@ export class ProductsController {
   @ApiOperation({ summary: 'Get a variant' })
   @ApiOkResponse({ type: VariantResponse })
   @ApiProblems(NO_SUCH_VARIANT)
-  getVariant(
-    @CurrentStore() store: Store,
-    @Param('product_id') productId: string,
-    @Param('id') id: string,
-  ): Promise<VariantResponse> {
+  getVariant(@CurrentStore() store: Store, @Param('product_id') productId: string, @Param('id') id: string): Promise<VariantResponse> {
     return this.products.getVariant(store, productId, id);
   }
 

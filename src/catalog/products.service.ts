@@ -3,13 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
-import { FitEvent } from '../events/event.entity.js';
-import { FitSession } from '../fit/fit.entities.js';
 import type { Store } from '../stores/store.entity.js';
+import { CatalogReferences } from './catalog-references.js';
 import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
-import { refusingDuplicates } from './catalog.errors.js';
+import { refusingDuplicates } from './catalog-errors.js';
 import { requireChartLabel } from './chart-labels.js';
 import {
   type CreateProductRequest,
@@ -20,12 +19,15 @@ import {
   type UpdateVariantRequest,
   VariantResponse,
 } from './dto/product.dto.js';
-import { type Removal, removeOrArchive } from './removal.js';
+import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class ProductsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly references: CatalogReferences,
+  ) {}
 
   async create(store: Store, request: CreateProductRequest): Promise<ProductResponse> {
     const id = newId();
@@ -89,9 +91,7 @@ export class ProductsService {
   async delete(store: Store, id: string): Promise<Removal<ProductResponse>> {
     return transaction(this.dataSource, async (manager) => {
       const product = await findInStore(manager, Product, store, id, 'product', { lock: true });
-      const referred =
-        (await manager.existsBy(FitSession, { productId: product.id })) ||
-        (await manager.existsBy(FitEvent, { productId: product.id }));
+      const referred = await this.references.isReferenced(manager, 'product', product.id);
       return removeOrArchive(manager, Product, product, referred, ProductResponse.from);
     });
   }
@@ -120,10 +120,9 @@ export class ProductsService {
 
   async listVariants(store: Store, productId: string, page: PageQuery): Promise<Page<VariantResponse>> {
     const product = await findInStore(this.dataSource.manager, Product, store, productId, 'product');
-    const variants = queryInStore(this.dataSource.manager, Variant, 'variant', store).andWhere(
-      'variant.product_id = :productId',
-      { productId: product.id },
-    );
+    const variants = queryInStore(this.dataSource.manager, Variant, 'variant', store).andWhere('variant.product_id = :productId', {
+      productId: product.id,
+    });
     return paginate(variants, page, VariantResponse.from);
   }
 
@@ -131,12 +130,7 @@ export class ProductsService {
     return VariantResponse.from(await this.findVariant(this.dataSource.manager, store, productId, id));
   }
 
-  async updateVariant(
-    store: Store,
-    productId: string,
-    id: string,
-    request: UpdateVariantRequest,
-  ): Promise<VariantResponse> {
+  async updateVariant(store: Store, productId: string, id: string, request: UpdateVariantRequest): Promise<VariantResponse> {
     await transaction(this.dataSource, async (manager) => {
       const variant = await this.findVariant(manager, store, productId, id);
       if (request.size_label !== undefined) {
@@ -160,7 +154,7 @@ export class ProductsService {
   async deleteVariant(store: Store, productId: string, id: string): Promise<Removal<VariantResponse>> {
     return transaction(this.dataSource, async (manager) => {
       const variant = await this.findVariant(manager, store, productId, id, { lock: true });
-      const referred = await manager.existsBy(FitEvent, { variantId: variant.id });
+      const referred = await this.references.isReferenced(manager, 'variant', variant.id);
       return removeOrArchive(manager, Variant, variant, referred, VariantResponse.from);
     });
   }

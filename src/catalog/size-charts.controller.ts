@@ -8,7 +8,7 @@ import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { CreateSizeChartRequest, SizeChartResponse, UpdateSizeChartRequest } from './dto/size-chart.dto.js';
-import { answerRemoval } from './removal.js';
+import { answerRemoval } from '../common/http/removal.js';
 import { SizeChartsService } from './size-charts.service.js';
 
 const NO_SUCH_CHART = { code: 'not_found', when: 'No such size chart in this store' } as const;
@@ -51,11 +51,7 @@ export class SizeChartsController {
   })
   @ApiOkResponse({ type: SizeChartResponse })
   @ApiProblems(NO_SUCH_CHART)
-  update(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: UpdateSizeChartRequest,
-  ): Promise<SizeChartResponse> {
+  update(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: UpdateSizeChartRequest): Promise<SizeChartResponse> {
     return this.charts.update(store, id, body);
   }
 

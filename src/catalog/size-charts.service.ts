@@ -3,19 +3,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
-import { FitSession } from '../fit/fit.entities.js';
 import type { Store } from '../stores/store.entity.js';
+import { CatalogReferences } from './catalog-references.js';
 import { type MeasurementType, Product, SizeChart, type SizeDefinition, Variant } from './catalog.entities.js';
-import { inUse } from './catalog.errors.js';
-import { type Removal, removeOrArchive } from './removal.js';
+import { inUse } from './catalog-errors.js';
+import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 import { transaction } from '../database/transactions.js';
 
 @Injectable()
 export class SizeChartsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly references: CatalogReferences,
+  ) {}
 
   async create(store: Store, request: CreateSizeChartRequest): Promise<SizeChartResponse> {
     const id = newId();
@@ -50,10 +53,7 @@ export class SizeChartsService {
         ...(request.name !== undefined ? { name: request.name } : {}),
         ...(request.unit !== undefined ? { unit: request.unit } : {}),
         measurementType,
-        easeCm: easeFor(
-          measurementType,
-          request.ease_cm ?? (measurementType === chart.measurementType ? chart.easeCm : undefined),
-        ),
+        easeCm: easeFor(measurementType, request.ease_cm ?? (measurementType === chart.measurementType ? chart.easeCm : undefined)),
       };
       if (request.sizes !== undefined) {
         await refuseDroppedLabels(manager, chart, request.sizes);
@@ -76,7 +76,7 @@ export class SizeChartsService {
       }
       const referred =
         (await manager.existsBy(Product, { sizeChartId: chart.id })) ||
-        (await manager.existsBy(FitSession, { sizeChartId: chart.id }));
+        (await this.references.isReferenced(manager, 'size_chart', chart.id));
       return removeOrArchive(manager, SizeChart, chart, referred, SizeChartResponse.from);
     });
   }

@@ -151,9 +151,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '120' }).rateLimitPerMinute).toBe(120);
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimitPerMinute).toBe(0);
     for (const value of ['-1', '1.5', 'lots', '1e3']) {
-      expect(configError({ RATE_LIMIT_PER_MINUTE: value }).message).toBe(
-        `RATE_LIMIT_PER_MINUTE must be a whole number, not "${value}"`,
-      );
+      expect(configError({ RATE_LIMIT_PER_MINUTE: value }).message).toBe(`RATE_LIMIT_PER_MINUTE must be a whole number, not "${value}"`);
     }
   });
 
@@ -197,7 +195,9 @@ describe('loadConfig', () => {
       expect(configError({ ...platform, PLATFORM_BASE_URL: 'https://example.com' }).message).toMatch(/\{shop\}/);
       expect(configError({ ...platform, PLATFORM_SCOPES: 'read products' }).message).toMatch(/PLATFORM_SCOPES/);
       expect(configError({ ...platform, PLATFORM_TIMEOUT_MS: '0' }).message).toMatch(/PLATFORM_TIMEOUT_MS/);
-      expect(loadConfig({ ...platform, PLATFORM_BASE_URL: 'http://127.0.0.1:9/shops/{shop}/', PLATFORM_SCOPES: 'read_orders' }).platform).toMatchObject({
+      expect(
+        loadConfig({ ...platform, PLATFORM_BASE_URL: 'http://127.0.0.1:9/shops/{shop}/', PLATFORM_SCOPES: 'read_orders' }).platform,
+      ).toMatchObject({
         baseUrl: 'http://127.0.0.1:9/shops/{shop}',
         scopes: ['read_orders'],
       });
@@ -234,7 +234,10 @@ describe('loadConfig', () => {
 
   it('cuts slow clients off after 10 s of headers or 30 s of request by default', () => {
     expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
-    expect(loadConfig({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+    });
     expect(configError({ HEADERS_TIMEOUT_MS: '0' }).message).toMatch(/HEADERS_TIMEOUT_MS/);
     expect(configError({ REQUEST_TIMEOUT_MS: 'soon' }).message).toMatch(/REQUEST_TIMEOUT_MS/);
     expect(configError({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }).message).toMatch(/must not exceed/);

@@ -86,7 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     operatorBootstrapKey,
     rateLimitPerMinute,
     // Several integrations may share an address (one backend, several stores' keys): room for a few keys' worth.
-    rateLimitPerAddressPerMinute: parseCount('RATE_LIMIT_PER_ADDRESS_PER_MINUTE', env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, rateLimitPerMinute * 4),
+    rateLimitPerAddressPerMinute: parseCount(
+      'RATE_LIMIT_PER_ADDRESS_PER_MINUTE',
+      env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+      rateLimitPerMinute * 4,
+    ),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     maxConnectionsPerAddress: parseCount('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 256),
     redisUrl: parseRedisUrl(env.REDIS_URL),

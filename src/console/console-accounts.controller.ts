@@ -3,19 +3,12 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
 import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
-import {
-  ANONYMOUS_COOKIE,
-  clearTokenCookie,
-  csrfToken,
-  readToken,
-  SESSION_COOKIE,
-  setTokenCookie,
-} from '../auth/console-credentials.js';
+import { ANONYMOUS_COOKIE, clearTokenCookie, csrfToken, readToken, SESSION_COOKIE, setTokenCookie } from '../auth/console-credentials.js';
 import { type ConsoleIdentity, CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';
 import { ConsolePageFilter } from './console-page.filter.js';
-import { formText, Page, PageSender, SignedIn } from './console-pages.js';
+import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
 import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { storesPage } from './pages/store-pages.js';
@@ -34,7 +27,7 @@ export class ConsoleAccountsController {
   @Get()
   @ConsolePage({ signedIn: true })
   async home(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @CurrentPrincipal() principal: MerchantPrincipal,
     @Query('after') after: unknown,
     @Res() response: Response,
@@ -45,14 +38,14 @@ export class ConsoleAccountsController {
 
   @Get('login')
   @ConsolePage({ signedIn: false })
-  logInForm(@Page() page: PageContext, @Res() response: Response): void {
+  logInForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
     this.pages.send(response, 200, logInPage(page));
   }
 
   @Post('login')
   @ConsolePage({ signedIn: false })
   async logIn(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @Body() body: Record<string, unknown>,
     @Req() request: Request,
     @Res() response: Response,
@@ -66,14 +59,14 @@ export class ConsoleAccountsController {
 
   @Get('signup')
   @ConsolePage({ signedIn: false })
-  signUpForm(@Page() page: PageContext, @Res() response: Response): void {
+  signUpForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
     this.pages.send(response, 200, signUpPage(page));
   }
 
   @Post('signup')
   @ConsolePage({ signedIn: false })
   async signUp(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @Body() body: Record<string, unknown>,
     @Req() request: Request,
     @Res() response: Response,
@@ -104,7 +97,7 @@ export class ConsoleAccountsController {
   @Get('access')
   @ConsolePage({ signedIn: true })
   async access(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @SignedIn() identity: ConsoleIdentity,
     @Query('after') after: unknown,
     @Res() response: Response,
@@ -116,7 +109,11 @@ export class ConsoleAccountsController {
   /** Removing one's own account signs out; anyone else's sessions end at their next request. */
   @Post('access/:account_id/remove')
   @ConsolePage({ signedIn: true })
-  async removeAccount(@SignedIn() identity: ConsoleIdentity, @Param('account_id') accountId: string, @Res() response: Response): Promise<void> {
+  async removeAccount(
+    @SignedIn() identity: ConsoleIdentity,
+    @Param('account_id') accountId: string,
+    @Res() response: Response,
+  ): Promise<void> {
     await this.accounts.remove(identity.merchantId, accountId);
     if (accountId !== identity.accountId) return this.pages.redirect(response, '/console/access');
     clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
@@ -125,14 +122,14 @@ export class ConsoleAccountsController {
 
   @Get('password')
   @ConsolePage({ signedIn: true })
-  passwordForm(@Page() page: PageContext, @Res() response: Response): void {
+  passwordForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
     this.pages.send(response, 200, passwordPage(page));
   }
 
   @Post('password')
   @ConsolePage({ signedIn: true })
   async changePassword(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @SignedIn() identity: ConsoleIdentity,
     @Body() body: Record<string, unknown>,
     @Req() request: Request,

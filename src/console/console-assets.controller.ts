@@ -14,11 +14,7 @@ export class ConsoleAssetsController {
   serve(@Param('name') name: string, @Res() response: Response): void {
     const asset = consoleAssets().get(name);
     if (!asset) throw new NotFoundException();
-    response
-      .status(200)
-      .type(asset.type)
-      .setHeader('Cache-Control', 'public, max-age=31536000, immutable')
-      .send(asset.body);
+    response.status(200).type(asset.type).setHeader('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body);
   }
 }
 

@@ -5,9 +5,9 @@ import { clearTokenCookie, readToken, SESSION_COOKIE } from '../auth/console-cre
 import { PROBLEMS } from '../common/problems/problem-catalog.js';
 import { asProblem } from '../common/problems/problem-details.filter.js';
 import type { ProblemPages } from '../common/problems/problem-pages.js';
-import type { ProblemError } from '../common/problems/problem.error.js';
+import type { ProblemError } from '../common/problems/problem-error.js';
 import { redactSecrets } from '../common/http/redact.js';
-import { ConsoleError } from './console.error.js';
+import { ConsoleError } from './console-error.js';
 import { PageSender, pageContext } from './console-pages.js';
 import { errorPage } from './pages/account-pages.js';
 

@@ -7,7 +7,9 @@ import type { PageContext } from './pages/layout.js';
 import { platformFormSource } from './platform.service.js';
 
 /** What the guard established for this console request, as pages need it. */
-export const Page = createParamDecorator((_: unknown, context: ExecutionContext): PageContext => pageContext(context.switchToHttp().getRequest<Request>()));
+export const CurrentPage = createParamDecorator((_: unknown, context: ExecutionContext): PageContext =>
+  pageContext(context.switchToHttp().getRequest<Request>()),
+);
 
 /** The signed-in console identity; only on `@ConsolePage({ signedIn: true })` routes. */
 export const SignedIn = createParamDecorator((_: unknown, context: ExecutionContext): ConsoleIdentity => {

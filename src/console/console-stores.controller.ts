@@ -7,12 +7,12 @@ import type { CreatedApiKeyResponse } from '../auth/dto/api-key.response.js';
 import { CreateApiKeyRequest } from '../auth/dto/create-api-key.request.js';
 import { type ConsoleIdentity, CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
-import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { ConsolePageFilter } from './console-page.filter.js';
-import { formText, Page, PageSender, SignedIn } from './console-pages.js';
+import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { metricsPage } from './pages/metrics-page.js';
 import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
@@ -36,7 +36,7 @@ export class ConsoleStoresController {
   @Get()
   @ConsolePage({ signedIn: true, store: true })
   async show(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @CurrentPrincipal() principal: MerchantPrincipal,
     @CurrentStore() store: Store,
     @Query('keys_after') keysAfter: unknown,
@@ -49,7 +49,7 @@ export class ConsoleStoresController {
   @Post('keys')
   @ConsolePage({ signedIn: true, store: true })
   async issueKey(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @CurrentPrincipal() principal: MerchantPrincipal,
     @CurrentStore() store: Store,
     @Body() body: Record<string, unknown>,
@@ -95,7 +95,7 @@ export class ConsoleStoresController {
   @Get('metrics')
   @ConsolePage({ signedIn: true, store: true })
   async showMetrics(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @CurrentStore() store: Store,
     @Query('from') rawFrom: unknown,
     @Query('to') rawTo: unknown,
@@ -105,10 +105,14 @@ export class ConsoleStoresController {
     const to = typeof rawTo === 'string' && rawTo !== '' ? rawTo : today;
     const from = typeof rawFrom === 'string' && rawFrom !== '' ? rawFrom : addDays(isDate(to) ? to : today, -29);
     const errors: FieldError[] = [];
-    for (const [field, value] of [['from', from], ['to', to]] as const) {
+    for (const [field, value] of [
+      ['from', from],
+      ['to', to],
+    ] as const) {
       if (!isDate(value)) errors.push({ field, code: 'invalid_date', message: `${field} must be a date such as ${today}` });
     }
-    if (errors.length === 0 && from > to) errors.push({ field: 'from', code: 'not_before_to', message: 'The first day must not be after the last' });
+    if (errors.length === 0 && from > to)
+      errors.push({ field: 'from', code: 'not_before_to', message: 'The first day must not be after the last' });
     if (errors.length) {
       this.pages.send(response, 422, metricsPage(page, { store, from, to, errors }));
       return;
@@ -129,7 +133,7 @@ export class ConsoleStoresController {
   @Post('platform/connect')
   @ConsolePage({ signedIn: true, store: true })
   async connect(
-    @Page() page: PageContext,
+    @CurrentPage() page: PageContext,
     @CurrentPrincipal() principal: MerchantPrincipal,
     @CurrentStore() store: Store,
     @SignedIn() identity: ConsoleIdentity,
@@ -189,7 +193,8 @@ export class ConsoleStoresController {
   }
 }
 
-const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const addDays = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** A real calendar date as YYYY-MM-DD (2026-02-30 is not), from 1970 to 9998 so that the day after is one too. */
 const isDate = (date: string): boolean => {

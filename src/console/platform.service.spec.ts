@@ -23,12 +23,21 @@ describe('the platform callback signature', () => {
 
   it('never gives two different sets of parameters the same message', () => {
     const sets: [string, string][][] = [
-      [['a', '1'], ['b', '2']],
+      [
+        ['a', '1'],
+        ['b', '2'],
+      ],
       [['a', '1&b=2']],
       [['a=1&b', '2']],
       [['a', '1%26b=2']],
-      [['a', '1'], ['a', '2']],
-      [['a', '2'], ['a', '1']],
+      [
+        ['a', '1'],
+        ['a', '2'],
+      ],
+      [
+        ['a', '2'],
+        ['a', '1'],
+      ],
       [['a', '1&a=2']],
     ];
     const messages = sets.map((set) => callbackMessage(new URLSearchParams(set)));

@@ -5,10 +5,10 @@ import type { DataSource } from 'typeorm';
 import type { ConsoleIdentity } from '../auth/principal.js';
 import { newToken } from '../auth/console-credentials.js';
 import { digestSecret } from '../auth/key-secret.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import type { Store } from '../stores/store.entity.js';
-import { ConsoleError } from './console.error.js';
+import { ConsoleError } from './console-error.js';
 import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
 import { sealToken } from './token-seal.js';
 import { transaction } from '../database/transactions.js';
@@ -21,17 +21,64 @@ const TIMESTAMP_TOLERANCE_SECONDS = 90;
 const CALLBACK_PARAMS = ['code', 'hmac', 'shop', 'state', 'timestamp'] as const;
 
 const failure = {
-  request: () => new ConsoleError('invalid_request', 400, 'Incomplete answer from the platform', 'The platform sent back an incomplete or repeated set of parameters. Start the connection again from the store page.'),
-  hmac: () => new ConsoleError('invalid_hmac', 400, 'The platform’s signature does not match', 'This answer was not signed by the platform with this app’s secret, so nothing was connected.'),
-  timestamp: () => new ConsoleError('stale_timestamp', 400, 'The platform’s answer is out of date', 'The answer is more than 90 seconds old (or its clock is off). Start the connection again.'),
-  shop: () => new ConsoleError('invalid_shop', 400, 'Not a shop domain', 'The platform named a shop that is not of the form your-shop.myshopify.com, so nothing was connected.'),
-  state: () => new ConsoleError('invalid_state', 400, 'This connection attempt is no longer valid', 'It was already used, expired after 10 minutes, or was started in another browser session. Start again from the store page.'),
-  shopMismatch: () => new ConsoleError('shop_mismatch', 400, 'Another shop answered', 'The connection was started for a different shop than the one that answered, so nothing was connected.'),
-  exchange: () => new ConsoleError('token_exchange_failed', 502, 'The platform did not complete the connection', 'The platform did not hand over an access token in time. Nothing was stored; try again in a moment.'),
+  request: () =>
+    new ConsoleError(
+      'invalid_request',
+      400,
+      'Incomplete answer from the platform',
+      'The platform sent back an incomplete or repeated set of parameters. Start the connection again from the store page.',
+    ),
+  hmac: () =>
+    new ConsoleError(
+      'invalid_hmac',
+      400,
+      'The platform’s signature does not match',
+      'This answer was not signed by the platform with this app’s secret, so nothing was connected.',
+    ),
+  timestamp: () =>
+    new ConsoleError(
+      'stale_timestamp',
+      400,
+      'The platform’s answer is out of date',
+      'The answer is more than 90 seconds old (or its clock is off). Start the connection again.',
+    ),
+  shop: () =>
+    new ConsoleError(
+      'invalid_shop',
+      400,
+      'Not a shop domain',
+      'The platform named a shop that is not of the form your-shop.myshopify.com, so nothing was connected.',
+    ),
+  state: () =>
+    new ConsoleError(
+      'invalid_state',
+      400,
+      'This connection attempt is no longer valid',
+      'It was already used, expired after 10 minutes, or was started in another browser session. Start again from the store page.',
+    ),
+  shopMismatch: () =>
+    new ConsoleError(
+      'shop_mismatch',
+      400,
+      'Another shop answered',
+      'The connection was started for a different shop than the one that answered, so nothing was connected.',
+    ),
+  exchange: () =>
+    new ConsoleError(
+      'token_exchange_failed',
+      502,
+      'The platform did not complete the connection',
+      'The platform did not hand over an access token in time. Nothing was stored; try again in a moment.',
+    ),
 };
 
 export const platformNotConfigured = () =>
-  new ConsoleError('platform_not_configured', 409, 'Platform connection not configured', 'This service has no platform app configured (PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET, TOKEN_ENCRYPTION_KEY).');
+  new ConsoleError(
+    'platform_not_configured',
+    409,
+    'Platform connection not configured',
+    'This service has no platform app configured (PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET, TOKEN_ENCRYPTION_KEY).',
+  );
 
 /**
  * Connecting a store to its shop with Shopify-style authorization-code OAuth (docs/decisions/005-seller-console.md):

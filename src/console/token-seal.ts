@@ -26,5 +26,8 @@ export function openToken(key: Buffer, storeId: string, sealed: Buffer): string 
   const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
   decipher.setAAD(Buffer.from(storeId, 'utf8'));
   decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(sealed.subarray(VERSION.length + IV_LENGTH, sealed.length - TAG_LENGTH)), decipher.final()]).toString('utf8');
+  return Buffer.concat([
+    decipher.update(sealed.subarray(VERSION.length + IV_LENGTH, sealed.length - TAG_LENGTH)),
+    decipher.final(),
+  ]).toString('utf8');
 }

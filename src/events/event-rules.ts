@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { EventRequest } from './dto/event.dto.js';
 import {

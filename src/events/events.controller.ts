@@ -1,12 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
@@ -16,14 +9,7 @@ import { LargeBody } from '../common/http/json-body.js';
 import type { Page } from '../common/http/pagination.js';
 import { problemBody } from '../common/problems/problem-details.filter.js';
 import type { Store } from '../stores/store.entity.js';
-import {
-  EventBatchRequest,
-  EventBatchResponse,
-  EventListQuery,
-  EventRequest,
-  EventResponse,
-  MAX_BATCH,
-} from './dto/event.dto.js';
+import { EventBatchRequest, EventBatchResponse, EventListQuery, EventRequest, EventResponse, MAX_BATCH } from './dto/event.dto.js';
 import { EventsService } from './events.service.js';
 
 @ApiTags('Events')
@@ -71,11 +57,7 @@ export class EventsController {
   @ApiOkResponse({ type: EventBatchResponse })
   // A refused event is a result of the 200, not an answer: only the batch as a whole is refused with a 4xx.
   @ApiProblems({ code: 'payload_too_large', when: 'The body is over 1 MiB' })
-  async recordBatch(
-    @CurrentStore() store: Store,
-    @Body() body: EventBatchRequest,
-    @Req() request: Request,
-  ): Promise<EventBatchResponse> {
+  async recordBatch(@CurrentStore() store: Store, @Body() body: EventBatchRequest, @Req() request: Request): Promise<EventBatchResponse> {
     const results = await this.events.recordBatch(store, body.events);
     const requestId = String(request.id ?? '');
     return {

@@ -1,9 +1,15 @@
 import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { EventReferences } from './event-references.js';
 import { EventsController } from './events.controller.js';
 import { EventsService } from './events.service.js';
+import { SessionEventsService } from './session-events.service.js';
 
+/** Storefront and order events; exports the service through which the fit flow records its own. */
 @Module({
+  imports: [CatalogModule],
   controllers: [EventsController],
-  providers: [EventsService],
+  providers: [EventsService, SessionEventsService, EventReferences],
+  exports: [SessionEventsService],
 })
 export class EventsModule {}

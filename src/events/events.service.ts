@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
-import { type FieldError, ProblemError } from '../common/problems/problem.error.js';
+import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { queryInStore } from '../common/tenancy/store-scope.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
 import { retried, transaction } from '../database/transactions.js';
@@ -16,8 +16,7 @@ import { type LinkedSession, recordLineOutcomes } from './line-summaries.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 export type EventResult =
-  | { readonly status: 201 | 200; readonly event: EventResponse }
-  | { readonly status: 400 | 409; readonly error: ProblemError };
+  { readonly status: 201 | 200; readonly event: EventResponse } | { readonly status: 400 | 409; readonly error: ProblemError };
 
 /** An event waiting for its result, at `index` in the request. */
 interface Pending {
@@ -100,7 +99,11 @@ export class EventsService {
 
     return run(async (manager) => {
       const results = [...refused];
-      const references = await loadReferences(manager, store, drafts.map((d) => d.draft));
+      const references = await loadReferences(
+        manager,
+        store,
+        drafts.map((d) => d.draft),
+      );
       let round: Pending[] = drafts.map(({ index, draft }) => ({
         index,
         draft,
@@ -122,7 +125,10 @@ export class EventsService {
           .filter((item) => item.problem === null)
           .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
           .map((item) => ({ item, row: toRow(item.draft, store, now) }));
-        const inserted = await insertNew(manager, rows.map((r) => r.row));
+        const inserted = await insertNew(
+          manager,
+          rows.map((r) => r.row),
+        );
         for (const { item, row } of rows) {
           if (!inserted.has(row.id)) continue;
           results[item.index] = { status: 201, event: EventResponse.from(row) };
@@ -130,7 +136,11 @@ export class EventsService {
         }
 
         const unsettled = first.filter((item) => results[item.index] === undefined);
-        const existing = await findStored(manager, store, unsettled.map((item) => item.draft));
+        const existing = await findStored(
+          manager,
+          store,
+          unsettled.map((item) => item.draft),
+        );
         for (const item of unsettled) {
           const found = existing.get(item.key);
           if (found && found.sha256?.equals(item.draft.sha256)) {
@@ -195,8 +205,7 @@ function checkAgainstStore(draft: EventDraft, references: References, now: Date)
   const mismatches: FieldError[] = [];
   const clock = checkOccurredAt(draft.occurredAt, now);
   if (clock) errors.push(clock);
-  const missing = (field: string) =>
-    errors.push({ field, code: 'not_found', message: `${field} names nothing in this store` });
+  const missing = (field: string) => errors.push({ field, code: 'not_found', message: `${field} names nothing in this store` });
   if (draft.productId !== null && !references.products.has(draft.productId)) missing('product_id');
   if (draft.variantId !== null) {
     const productId = references.variants.get(draft.variantId);
@@ -325,9 +334,22 @@ async function insertOne(manager: EntityManager, row: FitEvent): Promise<Set<str
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
     [
-      row.id, row.merchantId, row.storeId, row.source, row.externalId, row.type, row.productId, row.variantId,
-      row.sessionId, row.orderId, row.lineItemId, row.reason, row.quantity, row.occurredAt.toISOString(),
-      row.receivedAt.toISOString(), row.payloadSha256,
+      row.id,
+      row.merchantId,
+      row.storeId,
+      row.source,
+      row.externalId,
+      row.type,
+      row.productId,
+      row.variantId,
+      row.sessionId,
+      row.orderId,
+      row.lineItemId,
+      row.reason,
+      row.quantity,
+      row.occurredAt.toISOString(),
+      row.receivedAt.toISOString(),
+      row.payloadSha256,
     ],
   );
   return new Set(inserted.map((r) => r.id));

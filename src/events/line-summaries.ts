@@ -155,7 +155,6 @@ export async function recordLineOutcomes(
         WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
       [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)],
     );
-
   }
 
   if (changed.size) {

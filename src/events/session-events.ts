@@ -1,7 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
-import type { FitSession } from '../fit/fit.entities.js';
 import { FitEvent, SERVICE_SOURCE, type ServiceEventType } from './event.entity.js';
+
+/** What an event needs of the session it records. */
+export interface SessionRef {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly storeId: string;
+  readonly productId: string;
+}
 
 /**
  * Records events the service itself is the source of, through the manager of the transaction that changes the
@@ -10,7 +17,7 @@ import { FitEvent, SERVICE_SOURCE, type ServiceEventType } from './event.entity.
  */
 export async function recordSessionEvents(
   manager: EntityManager,
-  session: FitSession,
+  session: SessionRef,
   at: Date,
   events: readonly { type: ServiceEventType; key: string; variantId?: string | null }[],
 ): Promise<void> {

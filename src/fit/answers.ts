@@ -1,14 +1,8 @@
-import type { FieldError } from '../common/problems/problem.error.js';
-import { isPlainObject, isZone } from '../catalog/catalog.rules.js';
+import type { FieldError } from '../common/problems/problem-error.js';
+import { isPlainObject } from '../common/validation/plain-object.js';
+import { isZone } from './engine/types.js';
 import { ANSWER_LIMITS, ZONE_LIMITS } from './engine/limits.js';
-import {
-  FIT_PREFERENCES,
-  type FitPreference,
-  SEXES,
-  type Sex,
-  type Shopper,
-  type Zone,
-} from './engine/types.js';
+import { FIT_PREFERENCES, type FitPreference, SEXES, type Sex, type Shopper, type Zone } from './engine/types.js';
 import type { Question } from './fit.entities.js';
 import { isCustomKey } from './questions.js';
 
@@ -77,10 +71,19 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
           const cm = readLength(value, key, fail);
           if (cm === undefined) break;
           if (outside(cm, ZONE_LIMITS[key])) {
-            fail(key, 'out_of_range', `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`, '.value');
+            fail(
+              key,
+              'out_of_range',
+              `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`,
+              '.value',
+            );
           } else measured[key] = cm;
         } else if (isCustomKey(key) && !isCustomValue(value)) {
-          fail(key, 'invalid_custom_answer', `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`);
+          fail(
+            key,
+            'invalid_custom_answer',
+            `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`,
+          );
         }
     }
   }
@@ -102,12 +105,7 @@ function readWeight(value: unknown, fail: Fail): number | undefined {
   return measure && (measure.unit === 'lb' ? measure.value * KG_PER_POUND : measure.value);
 }
 
-function readMeasure(
-  value: unknown,
-  key: string,
-  units: readonly string[],
-  fail: Fail,
-): { value: number; unit: string } | undefined {
+function readMeasure(value: unknown, key: string, units: readonly string[], fail: Fail): { value: number; unit: string } | undefined {
   const shape = `{"value": number, "unit": ${units.map((u) => `"${u}"`).join(' | ')}}`;
   if (!isPlainObject(value) || Object.keys(value).some((k) => k !== 'value' && k !== 'unit')) {
     fail(key, 'must_be_measure', `${key} must be ${shape}`);

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import type { Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
-import { answerRemoval } from '../catalog/removal.js';
+import { answerRemoval } from '../common/http/removal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
@@ -44,11 +44,7 @@ export class QuestionnairesController {
   @ApiOperation({ summary: 'Get a questionnaire', description: '`?version=` reads an earlier version.' })
   @ApiOkResponse({ type: QuestionnaireResponse })
   @ApiProblems({ code: 'not_found', when: 'No such questionnaire in this store, or no such version of it' })
-  get(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Query() query: QuestionnaireVersionQuery,
-  ): Promise<QuestionnaireResponse> {
+  get(@CurrentStore() store: Store, @Param('id') id: string, @Query() query: QuestionnaireVersionQuery): Promise<QuestionnaireResponse> {
     return this.questionnaires.get(store, id, query.version);
   }
 
@@ -60,11 +56,7 @@ export class QuestionnairesController {
   })
   @ApiOkResponse({ type: QuestionnaireResponse })
   @ApiProblems(NO_SUCH_QUESTIONNAIRE)
-  update(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: UpdateQuestionnaireRequest,
-  ): Promise<QuestionnaireResponse> {
+  update(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: UpdateQuestionnaireRequest): Promise<QuestionnaireResponse> {
     return this.questionnaires.update(store, id, body);
   }
 

@@ -3,15 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, Not } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
-import { type Removal, removeOrArchive } from '../catalog/removal.js';
+import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import type { Store } from '../stores/store.entity.js';
-import {
-  type CreateQuestionnaireRequest,
-  QuestionnaireResponse,
-  type UpdateQuestionnaireRequest,
-} from './dto/questionnaire.dto.js';
+import { type CreateQuestionnaireRequest, QuestionnaireResponse, type UpdateQuestionnaireRequest } from './dto/questionnaire.dto.js';
 import { FitSession, type Question, Questionnaire, QuestionnaireVersion } from './fit.entities.js';
 import { transaction } from '../database/transactions.js';
 

@@ -1,5 +1,5 @@
-import type { FieldError } from '../common/problems/problem.error.js';
-import { isPlainObject } from '../catalog/catalog.rules.js';
+import type { FieldError } from '../common/problems/problem-error.js';
+import { isPlainObject } from '../common/validation/plain-object.js';
 import { ZONES } from './engine/types.js';
 import type { Question } from './fit.entities.js';
 
@@ -58,4 +58,3 @@ export function checkQuestions(value: unknown): FieldError[] {
   });
   return errors;
 }
-

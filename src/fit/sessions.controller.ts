@@ -64,11 +64,7 @@ export class SessionsController {
   @ApiOkResponse({ type: SessionResponse, description: 'The session with its `recommendation`.' })
   @ApiConflictResponse({ description: 'The session is completed (`session_state_conflict`).' })
   @ApiProblems(NO_SUCH_SESSION)
-  answer(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: AnswersRequest,
-  ): Promise<SessionResponse> {
+  answer(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: AnswersRequest): Promise<SessionResponse> {
     return this.sessions.answer(store, id, body);
   }
 
@@ -84,11 +80,7 @@ export class SessionsController {
   @ApiOkResponse({ type: SessionResponse })
   @ApiConflictResponse({ description: 'No recommendation yet, or already decided (`session_state_conflict`).' })
   @ApiProblems(NO_SUCH_SESSION)
-  decide(
-    @CurrentStore() store: Store,
-    @Param('id') id: string,
-    @Body() body: DecisionRequest,
-  ): Promise<SessionResponse> {
+  decide(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: DecisionRequest): Promise<SessionResponse> {
     return this.sessions.decide(store, id, body);
   }
 }

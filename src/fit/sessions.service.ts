@@ -5,23 +5,16 @@ import { Product, ProductType, SizeChart, Variant } from '../catalog/catalog.ent
 import { requireChartLabel } from '../catalog/chart-labels.js';
 import { isId, newId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
 import { transaction } from '../database/transactions.js';
-import { markSessionRecommended } from '../events/line-summaries.js';
-import { recordSessionEvents } from '../events/session-events.js';
+import { SessionEventsService } from '../events/session-events.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
-import {
-  type Chart,
-  type FitAdjustment,
-  InsufficientAnswersError,
-  type Recommendation,
-  type ZoneWeights,
-} from './engine/types.js';
+import { type Chart, type FitAdjustment, InsufficientAnswersError, type Recommendation, type ZoneWeights } from './engine/types.js';
 import { FitSession, Questionnaire, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 
@@ -32,7 +25,10 @@ import { DEFAULT_QUESTIONS } from './questions.js';
  */
 @Injectable()
 export class SessionsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sessionEvents: SessionEventsService,
+  ) {}
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
     return transaction(this.dataSource, async (manager) => {
@@ -60,7 +56,7 @@ export class SessionsService {
         completedAt: null,
       };
       await manager.insert(FitSession, session);
-      await recordSessionEvents(manager, session, now, [{ type: 'fit_started', key: session.id }]);
+      await this.sessionEvents.record(manager, session, now, [{ type: 'fit_started', key: session.id }]);
       return SessionResponse.from(session);
     });
   }
@@ -117,10 +113,7 @@ export class SessionsService {
           confidence: a.confidence,
         })),
         measurements: Object.fromEntries(
-          Object.entries(result.measurements).map(([zone, m]) => [
-            zone,
-            { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm },
-          ]),
+          Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
         ),
         model_version: result.modelVersion,
         created_at: now.toISOString(),
@@ -133,8 +126,8 @@ export class SessionsService {
         updatedAt: now,
       };
       await manager.update(FitSession, { id: session.id }, recommended);
-      if (session.state === 'started') await markSessionRecommended(manager, session.storeId, session.id);
-      await recordSessionEvents(manager, session, now, [
+      if (session.state === 'started') await this.sessionEvents.markRecommended(manager, session.storeId, session.id);
+      await this.sessionEvents.record(manager, session, now, [
         { type: 'fit_completed', key: recommendation.id },
         { type: 'recommendation_generated', key: recommendation.id, variantId: recommendation.variant_id },
       ]);
@@ -172,7 +165,7 @@ export class SessionsService {
       };
       const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
       await manager.update(FitSession, { id: session.id }, completed);
-      await recordSessionEvents(manager, session, now, [
+      await this.sessionEvents.record(manager, session, now, [
         {
           type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
           key: session.id,
@@ -202,11 +195,7 @@ export class SessionsService {
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */
-  private async questionnaireFor(
-    manager: EntityManager,
-    store: Store,
-    questionnaireId: string | undefined,
-  ): Promise<Questionnaire | null> {
+  private async questionnaireFor(manager: EntityManager, store: Store, questionnaireId: string | undefined): Promise<Questionnaire | null> {
     if (questionnaireId === undefined) {
       return manager.findOne(Questionnaire, {
         where: { storeId: store.id, isDefault: true, archivedAt: IsNull() },

@@ -14,7 +14,7 @@ export class MerchantsController {
   @OperatorOnly()
   @ApiOperation({
     summary: 'Create a merchant',
-    description: "Answers with the merchant and its first unrestricted admin key, whose secret is shown only here.",
+    description: 'Answers with the merchant and its first unrestricted admin key, whose secret is shown only here.',
   })
   @ApiCreatedResponse({ type: CreatedMerchantResponse })
   create(@Body() body: CreateMerchantRequest): Promise<CreatedMerchantResponse> {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { newId } from '../common/http/ids.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { type CreatedMerchantResponse, MerchantResponse } from './dto/merchant.dto.js';
 import { Merchant } from './merchant.entity.js';
 import { transaction } from '../database/transactions.js';

@@ -1,4 +1,4 @@
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { MetricsCounts, MetricsQuery, MetricsRates } from './dto/metrics.dto.js';
 

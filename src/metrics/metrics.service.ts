@@ -16,8 +16,7 @@ type CountsRow = { [K in keyof MetricsCounts]: number } & { day: string | null }
  */
 function cohortQuery(byDay: boolean): string {
   // Grouped by the UTC midnight (cheap per row); only the final groups are spelled as dates.
-  const day = (column: string) =>
-    byDay ? `date_bin('1 day', ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')` : 'NULL::timestamptz';
+  const day = (column: string) => (byDay ? `date_bin('1 day', ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')` : 'NULL::timestamptz');
   const linksOfCohort = `
         FROM session_lines l
        WHERE l.store_id = $1 AND l.session_created_at >= $2 AND l.session_created_at < $3
@@ -111,12 +110,7 @@ export class MetricsService {
   }
 
   private counts(sql: string, store: Store, range: Range, observedThrough: Date): Promise<CountsRow[]> {
-    return this.dataSource.query(sql, [
-      store.id,
-      range.from.toISOString(),
-      range.to.toISOString(),
-      observedThrough.toISOString(),
-    ]);
+    return this.dataSource.query(sql, [store.id, range.from.toISOString(), range.to.toISOString(), observedThrough.toISOString()]);
   }
 }
 

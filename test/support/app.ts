@@ -36,7 +36,9 @@ export interface TestApp {
 export async function startApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   const fromTemplate = config.databaseUrl === null && config.dataDir === 'memory://';
-  const app = (await createApp(config, { template: fromTemplate ? await embeddedTemplate() : undefined })) as unknown as INestApplication<App>;
+  const app = (await createApp(config, {
+    template: fromTemplate ? await embeddedTemplate() : undefined,
+  })) as unknown as INestApplication<App>;
   return {
     app,
     http: () => request(app.getHttpServer()),

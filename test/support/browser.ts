@@ -83,7 +83,8 @@ export function watch(page: Page): PageWatch {
   page.on('pageerror', (error) => watched.problems.push(`uncaught exception on ${page.url()}: ${error.stack ?? error.message}`));
   page.on('requestfailed', (request) => {
     // a navigation replaced by the next one is aborted on purpose; anything else did not load
-    if (!request.isNavigationRequest()) watched.problems.push(`request failed on ${page.url()}: ${request.url()} ${request.failure()?.errorText ?? ''}`);
+    if (!request.isNavigationRequest())
+      watched.problems.push(`request failed on ${page.url()}: ${request.url()} ${request.failure()?.errorText ?? ''}`);
   });
   page.on('response', (response) => {
     const request = response.request();
@@ -107,9 +108,12 @@ export async function navigate(page: Page, watched: PageWatch, action: () => Pro
   } catch (error) {
     // a navigation that never happens is usually explained by the page: a CSP refusal, a script error
     const seen = [...watched.navigations.slice(start).map((n) => `${n.method} ${n.url} ${n.status}`), ...watched.problems];
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\nat ${page.url()}; navigations and problems so far:\n${seen.join('\n') || '(none)'}`, {
-      cause: error,
-    });
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\nat ${page.url()}; navigations and problems so far:\n${seen.join('\n') || '(none)'}`,
+      {
+        cause: error,
+      },
+    );
   }
   return watched.navigations.slice(start);
 }

@@ -89,12 +89,7 @@ export function createProductType(
   );
 }
 
-export function createSizeChart(
-  t: TestApp,
-  secret: string,
-  storeId: string,
-  body: Record<string, unknown> = {},
-): Promise<SizeChartBody> {
+export function createSizeChart(t: TestApp, secret: string, storeId: string, body: Record<string, unknown> = {}): Promise<SizeChartBody> {
   return created(
     t
       .http()
@@ -105,12 +100,7 @@ export function createSizeChart(
 }
 
 /** A product; when `product_type_id` or `size_chart_id` is left out, a default type or chart is created for it. */
-export async function createProduct(
-  t: TestApp,
-  secret: string,
-  storeId: string,
-  body: Record<string, unknown> = {},
-): Promise<ProductBody> {
+export async function createProduct(t: TestApp, secret: string, storeId: string, body: Record<string, unknown> = {}): Promise<ProductBody> {
   const product_type_id = body.product_type_id ?? (await createProductType(t, secret, storeId)).id;
   const size_chart_id = body.size_chart_id ?? (await createSizeChart(t, secret, storeId)).id;
   return created(

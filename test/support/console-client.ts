@@ -96,11 +96,16 @@ export function csrfFrom(html: string): string {
 }
 
 /** `data-error-code` of `<main>` on an error page; undefined on other pages. */
-export const errorCode = (html: string): string | undefined => findAll(html, 'main', { 'data-error-code': true })[0]?.attrs['data-error-code'];
+export const errorCode = (html: string): string | undefined =>
+  findAll(html, 'main', { 'data-error-code': true })[0]?.attrs['data-error-code'];
 
 /** The field errors of a form page: field → message. */
 export function fieldErrors(html: string): Record<string, string> {
-  return Object.fromEntries(findAll(html, 'p', { 'data-field': true }).filter(isFieldError).map((p) => [p.attrs['data-field'], p.text]));
+  return Object.fromEntries(
+    findAll(html, 'p', { 'data-field': true })
+      .filter(isFieldError)
+      .map((p) => [p.attrs['data-field'], p.text]),
+  );
 }
 
 const isFieldError = (p: Element): boolean => (p.attrs.class ?? '').split(/\s+/).includes('field-error');
@@ -182,7 +187,9 @@ export function parseSetCookie(header: string): SetCookie {
 
 /** The Set-Cookie headers of a response for one cookie name. */
 export function setCookies(response: Response, name: string): SetCookie[] {
-  return setCookieHeaders(response).map(parseSetCookie).filter((cookie) => cookie.name === name);
+  return setCookieHeaders(response)
+    .map(parseSetCookie)
+    .filter((cookie) => cookie.name === name);
 }
 
 /** One answer the console gave, kept so tests can audit every page a client saw. */
@@ -247,7 +254,8 @@ export class ConsoleClient {
   /** Posts any body with any content type, cookies included (for refusals of non-form bodies). */
   async send(path: string, contentType: string, body: string, headers: Readonly<Record<string, string>> = {}): Promise<Response> {
     let test = request(this.t.app.getHttpServer()).post(path);
-    for (const [name, value] of Object.entries({ ...headers, ...this.cookieHeader(path), 'Content-Type': contentType })) test = test.set(name, value);
+    for (const [name, value] of Object.entries({ ...headers, ...this.cookieHeader(path), 'Content-Type': contentType }))
+      test = test.set(name, value);
     return this.received('POST', path, await test.send(body));
   }
 
@@ -348,7 +356,8 @@ export async function signUp(
   const client = new ConsoleClient(t);
   const adminKey = typeof tenant === 'string' ? tenant : tenant.admin.secret;
   const response = await client.submitSignUp({ admin_key: adminKey, email, password });
-  if (response.status !== 303) throw new Error(`sign-up of ${email}: expected 303, got ${response.status} ${JSON.stringify(fieldErrors(response.text))}`);
+  if (response.status !== 303)
+    throw new Error(`sign-up of ${email}: expected 303, got ${response.status} ${JSON.stringify(fieldErrors(response.text))}`);
   expectSeeOther(response, '/console');
   await client.page('/console'); // the session's CSRF token
   return Object.assign(client, { email, password });

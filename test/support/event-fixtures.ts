@@ -96,7 +96,11 @@ export function oneYearAgo(deltaMs = 0): string {
  * A valid body for an event of `type` on the shop's product (size M), with a fresh delivery key: the order
  * outcomes carry the product, variant, order and line they need, returns and exchanges a reason.
  */
-export function eventBody(type: IntegrationType | string, shop: Pick<Shop, 'productId' | 'variants'>, overrides: EventBody = {}): EventBody {
+export function eventBody(
+  type: IntegrationType | string,
+  shop: Pick<Shop, 'productId' | 'variants'>,
+  overrides: EventBody = {},
+): EventBody {
   const body: EventBody = {
     source: 'shopify-app',
     external_id: uniqueId(type),

@@ -37,13 +37,21 @@ export async function issueKey(
   adminSecret: string,
   body: { scopes: string[]; store_id?: string; expires_at?: string; name?: string },
 ): Promise<Key> {
-  const response = await t.http().post('/v1/api-keys').set(bearer(adminSecret)).send({ name: 'test key', ...body });
+  const response = await t
+    .http()
+    .post('/v1/api-keys')
+    .set(bearer(adminSecret))
+    .send({ name: 'test key', ...body });
   expect(response.status).toBe(201);
   return response.body as Key;
 }
 
 /** Asserts an RFC 9457 problem answer with the given status and code. */
-export function expectProblem(response: { status: number; body: unknown; headers: Record<string, unknown> }, status: number, code: string): void {
+export function expectProblem(
+  response: { status: number; body: unknown; headers: Record<string, unknown> },
+  status: number,
+  code: string,
+): void {
   expect({ status: response.status, code: (response.body as { code?: string }).code }).toEqual({ status, code });
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = response.body as Record<string, unknown>;
@@ -53,13 +61,17 @@ export function expectProblem(response: { status: number; body: unknown; headers
 }
 
 /** An expected field error: its field, and its code (left out in the record form as `undefined`: any code). */
-export type ExpectedErrors = Readonly<Record<string, string | undefined>> | ReadonlyArray<{ readonly field: string; readonly code: string }>;
+export type ExpectedErrors =
+  Readonly<Record<string, string | undefined>> | ReadonlyArray<{ readonly field: string; readonly code: string }>;
 
 /**
  * A 400 `validation_failed` whose field errors are exactly these, each with a message: either `{ field: code }` (a
  * code of `undefined` is not checked), or a list of `{ field, code }` when one field carries several codes.
  */
-export function expectErrors(response: { status: number; body: unknown; headers: Record<string, unknown> }, expected: ExpectedErrors): void {
+export function expectErrors(
+  response: { status: number; body: unknown; headers: Record<string, unknown> },
+  expected: ExpectedErrors,
+): void {
   expectProblem(response, 400, 'validation_failed');
   const errors = (response.body as { errors: { field: string; code: string; message: string }[] }).errors;
   for (const error of errors) expect(typeof error.message).toBe('string');

@@ -139,7 +139,15 @@ export const EDGE_NUMBERS: readonly number[] = [
 ];
 
 /** Numbers JSON can spell but JavaScript cannot hold, or spells oddly. */
-export const RAW_NUMBERS: readonly string[] = ['1e999', '-1e999', '1E400', '-0.0', '1.0', '0.00000000000000000000000000001', '123456789012345678901234567890'];
+export const RAW_NUMBERS: readonly string[] = [
+  '1e999',
+  '-1e999',
+  '1E400',
+  '-0.0',
+  '1.0',
+  '0.00000000000000000000000000001',
+  '123456789012345678901234567890',
+];
 
 /** Strings of lengths around the usual limits, and far past them. */
 export const longString = fc
@@ -215,7 +223,8 @@ type Path = (string | number)[];
 function nodePaths(value: unknown, path: Path = [], out: Path[] = []): Path[] {
   out.push(path);
   if (Array.isArray(value)) value.forEach((child, i) => nodePaths(child, [...path, i], out));
-  else if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) nodePaths(child, [...path, key], out);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) nodePaths(child, [...path, key], out);
   return out;
 }
 
@@ -243,7 +252,17 @@ export interface Mutation {
 
 export function mutationArb(ids: readonly string[]): fc.Arbitrary<Mutation> {
   return fc.record({
-    op: fc.constantFrom<MutationOp>('replace', 'replace', 'replace', 'delete', 'add_field', 'wrap_in_array', 'repeat_in_array', 'to_string', 'to_object'),
+    op: fc.constantFrom<MutationOp>(
+      'replace',
+      'replace',
+      'replace',
+      'delete',
+      'add_field',
+      'wrap_in_array',
+      'repeat_in_array',
+      'to_string',
+      'to_object',
+    ),
     at: fc.nat(),
     key: fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 12 })),
     value: hostileValue(ids),
@@ -287,7 +306,11 @@ export function applyMutations(seed: unknown, mutations: readonly Mutation[]): u
         // every body limit, so a long body is still tried and the generator never runs out of memory.
         const text = node === undefined ? 'null' : JSON.stringify(node);
         const times = Math.max(1, Math.min(m.times, Math.floor(REPEAT_MAX_CHARS / (text.length + 1))));
-        body = setAt(body, path, Array.from({ length: times }, () => JSON.parse(text)));
+        body = setAt(
+          body,
+          path,
+          Array.from({ length: times }, () => JSON.parse(text)),
+        );
         break;
       }
       case 'to_string':
@@ -347,9 +370,9 @@ export function rawBodyArb(seed: unknown): fc.Arbitrary<Buffer> {
   return fc.oneof(
     fc.constantFrom(...fixed, ...bytes),
     fc.nat({ max: Math.max(0, text.length - 1) }).map((cut) => Buffer.from(text.slice(0, cut))),
-    fc.tuple(fc.nat({ max: text.length }), fc.constantFrom('"', '{', '}', ',', ':', '\\', '\u0000', ']', 'x')).map(([at, c]) =>
-      Buffer.from(text.slice(0, at) + c + text.slice(at)),
-    ),
+    fc
+      .tuple(fc.nat({ max: text.length }), fc.constantFrom('"', '{', '}', ',', ':', '\\', '\u0000', ']', 'x'))
+      .map(([at, c]) => Buffer.from(text.slice(0, at) + c + text.slice(at))),
     fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
   );
 }
@@ -385,7 +408,19 @@ export function queryArb(knownNames: readonly string[], ids: readonly string[]):
     { weight: 4, arbitrary: fc.constantFrom(...knownNames, 'limit', 'starting_after') },
     {
       weight: 2,
-      arbitrary: fc.constantFrom('access_token', 'api_key', 'key', '__proto__', 'constructor', 'limit[]', 'limit[a]', 'a[b][c]', '', '%20', 'LIMIT'),
+      arbitrary: fc.constantFrom(
+        'access_token',
+        'api_key',
+        'key',
+        '__proto__',
+        'constructor',
+        'limit[]',
+        'limit[a]',
+        'a[b][c]',
+        '',
+        '%20',
+        'LIMIT',
+      ),
     },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeBytes) },
     { weight: 1, arbitrary: fc.constantFrom(...ODD_ENCODINGS) },
@@ -393,19 +428,20 @@ export function queryArb(knownNames: readonly string[], ids: readonly string[]):
   const value = fc.oneof(
     { weight: 3, arbitrary: edgeString.filter((s) => s.length < 3000).map(encodeBytes) },
     { weight: 2, arbitrary: fc.constantFrom(...ODD_ENCODINGS) },
-    { weight: 2, arbitrary: fc.constantFrom('0', '-1', '1', '100', '101', '1000000', '1.5', '1e3', '0x10', '%205', '5%20', '', 'null', 'true') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('0', '-1', '1', '100', '101', '1000000', '1.5', '1e3', '0x10', '%205', '5%20', '', 'null', 'true'),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...ids).chain((id) => fc.constantFrom(id, id.toUpperCase(), id.slice(0, -1), `${id}x`)) },
     { weight: 1, arbitrary: fc.constantFrom(1000, 4000).map((n) => 'a'.repeat(n)) },
     { weight: 1, arbitrary: fc.constantFrom('2024-01-01', '2024-01-01T00:00:00Z', '1900-01-01', '9999-12-31', '2024-02-30', '2024-W01') },
   );
   const pair = fc.tuple(name, value, fc.boolean()).map(([n, v, withEquals]) => (withEquals ? `${n}=${v}` : n));
-  return fc
-    .tuple(fc.array(pair, { maxLength: 6 }), fc.nat({ max: 3 }), fc.constantFrom('&', '&&', ';'))
-    .map(([pairs, repeat, joiner]) => {
-      const all = pairs.length ? [...pairs, ...Array.from({ length: repeat }, () => pairs[0])] : [];
-      // kept under Node's 16 KiB limit for the request line and headers (what is over it is a test of its own)
-      return all.length ? `?${all.join(joiner)}`.slice(0, MAX_QUERY_LENGTH) : '';
-    });
+  return fc.tuple(fc.array(pair, { maxLength: 6 }), fc.nat({ max: 3 }), fc.constantFrom('&', '&&', ';')).map(([pairs, repeat, joiner]) => {
+    const all = pairs.length ? [...pairs, ...Array.from({ length: repeat }, () => pairs[0])] : [];
+    // kept under Node's 16 KiB limit for the request line and headers (what is over it is a test of its own)
+    return all.length ? `?${all.join(joiner)}`.slice(0, MAX_QUERY_LENGTH) : '';
+  });
 }
 
 // ———————————————————————————————————————— numbers in the URL ————————————————————————————————————————
@@ -523,7 +559,15 @@ export const CONTENT_TYPES: readonly (string | undefined)[] = [
   'application/json\u00ff',
 ];
 
-export const CONTENT_ENCODINGS: readonly (string | undefined)[] = [undefined, 'identity', 'gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip'];
+export const CONTENT_ENCODINGS: readonly (string | undefined)[] = [
+  undefined,
+  'identity',
+  'gzip',
+  'deflate',
+  'br',
+  'x-unknown',
+  'gzip, gzip',
+];
 
 /** Authorization values around a valid `secret` (and `operator`, a key that is valid but the wrong level). */
 export function authorizationArb(secret: string, operator: string): fc.Arbitrary<string | string[] | undefined> {

@@ -50,8 +50,8 @@ export async function siblingShop(t: TestApp, of: MetricsShop): Promise<MetricsS
  * any event names it (an event may not precede its session).
  */
 export async function setSessionCreatedAt(t: TestApp, sessionId: string, at: number | Date): Promise<void> {
-  const rows: { created_at: Date }[] = await t
-    .app.get(DataSource)
+  const rows: { created_at: Date }[] = await t.app
+    .get(DataSource)
     .query('WITH moved AS (UPDATE sessions SET created_at = $1 WHERE id = $2 RETURNING created_at) SELECT created_at FROM moved', [
       new Date(at),
       sessionId,
@@ -211,7 +211,10 @@ const asQuery = (q: RangeQuery) =>
   Object.fromEntries(Object.entries(q).map(([k, v]) => [k, typeof v === 'number' ? iso(v) : v])) as Record<string, string>;
 
 export const metricsRaw = (t: TestApp, storeId: string, secret: string | null, q: RangeQuery = {}, daily = false) => {
-  const request = t.http().get(`/v1/stores/${storeId}/metrics${daily ? '/daily' : ''}`).query(asQuery(q));
+  const request = t
+    .http()
+    .get(`/v1/stores/${storeId}/metrics${daily ? '/daily' : ''}`)
+    .query(asQuery(q));
   return secret === null ? request : request.set(bearer(secret));
 };
 

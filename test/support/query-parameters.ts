@@ -64,7 +64,8 @@ function handlerQuery(controller: new (...args: never[]) => object, handler: str
     .flatMap(([, arg]): QueryParameter[] => {
       if (typeof arg.data === 'string') return [{ name: arg.data, numeric: false }];
       const dto = types[arg.index];
-      if (typeof dto !== 'function' || dto === Object) throw new Error(`${controller.name}.${handler} reads the whole query without a DTO class`);
+      if (typeof dto !== 'function' || dto === Object)
+        throw new Error(`${controller.name}.${handler} reads the whole query without a DTO class`);
       return dtoFields(dto as new () => object);
     });
 }

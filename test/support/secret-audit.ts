@@ -41,14 +41,23 @@ afterAll(() => {
         created.add(secret);
         continue;
       }
-      leaks.push({ secret: `${secret.slice(0, 8)}…`, request: `${response.method} ${new URL(response.url).pathname}`, status: response.status });
+      leaks.push({
+        secret: `${secret.slice(0, 8)}…`,
+        request: `${response.method} ${new URL(response.url).pathname}`,
+        status: response.status,
+      });
     }
   }
   const digests = new Map([...created].map((secret) => [createHash('sha256').update(secret).digest('hex'), secret]));
   for (const response of seen) {
     for (const hex of response.text.match(/[0-9a-f]{64}/g) ?? []) {
       const secret = digests.get(hex);
-      if (secret) leaks.push({ secret: `digest of ${secret.slice(0, 8)}…`, request: `${response.method} ${new URL(response.url).pathname}`, status: response.status });
+      if (secret)
+        leaks.push({
+          secret: `digest of ${secret.slice(0, 8)}…`,
+          request: `${response.method} ${new URL(response.url).pathname}`,
+          status: response.status,
+        });
     }
   }
   expect(leaks).toEqual([]);

@@ -45,9 +45,12 @@ export async function createShop(t: TestApp, storeId: string, secret: string): P
     .set(bearer(secret))
     .send({ name: `Body chart ${n}`, unit: 'cm', measurement_type: 'body', sizes: BODY_CHART });
   expect(chart.status).toBe(201);
-  const productId = (await createProduct(t, secret, storeId, { title: `Tee ${n}`, product_type_id: type.body.id, size_chart_id: chart.body.id })).id;
+  const productId = (
+    await createProduct(t, secret, storeId, { title: `Tee ${n}`, product_type_id: type.body.id, size_chart_id: chart.body.id })
+  ).id;
   const variants = {} as Record<SizeLabel, string>;
-  for (const label of SIZES) variants[label] = (await createVariant(t, secret, storeId, productId, { size_label: label, sku: `SKU-${n}-${label}` })).id;
+  for (const label of SIZES)
+    variants[label] = (await createVariant(t, secret, storeId, productId, { size_label: label, sku: `SKU-${n}-${label}` })).id;
   return { storeId, secret, productTypeId: type.body.id, sizeChartId: chart.body.id, productId, variants };
 }
 
@@ -84,13 +87,11 @@ export interface EventRow {
 
 /** Every event recorded for a session, oldest first. */
 export async function sessionEvents(t: TestApp, sessionId: string): Promise<EventRow[]> {
-  const rows: EventRow[] = await t
-    .app.get(DataSource)
-    .query(
-      `SELECT id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, occurred_at, received_at
+  const rows: EventRow[] = await t.app.get(DataSource).query(
+    `SELECT id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, occurred_at, received_at
          FROM events WHERE session_id = $1 ORDER BY occurred_at, id`,
-      [sessionId],
-    );
+    [sessionId],
+  );
   return rows;
 }
 
@@ -99,12 +100,7 @@ export async function sessionEvents(t: TestApp, sessionId: string): Promise<Even
  * removes the failure again whatever happens. Only that session is affected, so other tests (and other suites
  * sharing a PostgreSQL database) never see it.
  */
-export async function withFailingEventInsert(
-  t: TestApp,
-  sessionId: string,
-  types: string[],
-  body: () => Promise<void>,
-): Promise<void> {
+export async function withFailingEventInsert(t: TestApp, sessionId: string, types: string[], body: () => Promise<void>): Promise<void> {
   if (!/^[0-9a-f-]{36}$/.test(sessionId) || types.some((type) => !/^[a-z_]+$/.test(type))) {
     throw new Error('withFailingEventInsert: unexpected session id or event type');
   }
@@ -121,12 +117,7 @@ export async function withFailingEventInsert(
  * Makes every insert into `events` whose row satisfies `condition` (SQL over `NEW`, built by the caller from checked
  * values) fail inside the database while `body` runs. `tag` names the trigger; keep it unique per test.
  */
-export async function withFailingEventInsertWhere(
-  t: TestApp,
-  tag: string,
-  condition: string,
-  body: () => Promise<void>,
-): Promise<void> {
+export async function withFailingEventInsertWhere(t: TestApp, tag: string, condition: string, body: () => Promise<void>): Promise<void> {
   const db = t.app.get(DataSource);
   if (!/^[a-z0-9_]+$/.test(tag)) throw new Error('withFailingEventInsertWhere: unexpected tag');
   const name = `test_fail_events_${tag}`;

@@ -11,7 +11,8 @@ export class ConsoleAccountResponse {
 
   @ApiProperty({
     format: 'uuid',
-    description: 'The unrestricted admin key presented at sign-up. Revoking it removes the account; while it is expired, the account cannot sign in.',
+    description:
+      'The unrestricted admin key presented at sign-up. Revoking it removes the account; while it is expired, the account cannot sign in.',
   })
   api_key_id: string;
 

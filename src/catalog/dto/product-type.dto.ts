@@ -5,7 +5,7 @@ import { IsText } from '../../common/validation/text.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
 import { ZONES, type ZoneWeights } from '../../fit/engine/types.js';
 import { CATEGORIES, type Category, type ProductType } from '../catalog.entities.js';
-import { checkZoneWeights } from '../catalog.rules.js';
+import { checkZoneWeights } from '../catalog-rules.js';
 
 const ZONE_WEIGHTS_DOC: ApiPropertyOptions = {
   type: 'object',

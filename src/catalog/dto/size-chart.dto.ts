@@ -12,7 +12,7 @@ import {
   type SizeChart,
   type SizeDefinition,
 } from '../catalog.entities.js';
-import { checkSizes } from '../catalog.rules.js';
+import { checkSizes } from '../catalog-rules.js';
 
 const SIZES_DOC: ApiPropertyOptions = {
   type: 'array',

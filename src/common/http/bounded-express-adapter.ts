@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { problemBody } from '../problems/problem-details.filter.js';
-import { ProblemError } from '../problems/problem.error.js';
+import { ProblemError } from '../problems/problem-error.js';
 
 export interface ServerLimits {
   /** A client must finish sending the request's headers within this time… */

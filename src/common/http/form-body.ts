@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { ProblemError } from '../problems/problem.error.js';
+import { ProblemError } from '../problems/problem-error.js';
 import { hasBody } from './json-body.js';
 
 /** Console forms are small: a few fields, the largest an API key or a password. */

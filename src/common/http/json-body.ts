@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import express, { type Request, type Response } from 'express';
-import { ProblemError } from '../problems/problem.error.js';
+import { ProblemError } from '../problems/problem-error.js';
 
 export const BODY_LIMIT = '64kb';
 export const BATCH_BODY_LIMIT = '1mb';

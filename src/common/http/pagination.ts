@@ -37,7 +37,10 @@ export async function paginate<E extends ObjectLiteral & { id: string }, T>(
   const limit = page.limit ?? 20;
   const alias = query.alias;
   if (page.starting_after) query.andWhere(`${alias}.id < :cursor`, { cursor: page.starting_after });
-  const rows = await query.orderBy(`${alias}.id`, 'DESC').limit(limit + 1).getMany();
+  const rows = await query
+    .orderBy(`${alias}.id`, 'DESC')
+    .limit(limit + 1)
+    .getMany();
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
   return {

@@ -90,7 +90,10 @@ export function setUpOpenApi(app: INestApplication, publicUrl: string): void {
       .setLicense('Proprietary', `${publicUrl}/docs`)
       .addServer(publicUrl)
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sfk_ key', description: 'A merchant API key (sfk_…)' }, 'api_key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sfo_ key', description: 'The operator bootstrap key (sfo_…)' }, 'operator')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'sfo_ key', description: 'The operator bootstrap key (sfo_…)' },
+        'operator',
+      )
       .build(),
     { extraModels: [ProblemDetails, ProblemFieldError] },
   );
@@ -123,7 +126,10 @@ function documentProblems(document: OpenAPIObject): void {
         const here = (c: ProblemCase) => String(PROBLEMS[c.code].status) === status;
         // The route's own cases always show; a common one only where nothing said that code yet.
         const ownHere = own.filter(here);
-        const cases = [...ownHere, ...defaults.filter((c) => here(c) && !named.includes(c.code) && !ownHere.some((o) => o.code === c.code))];
+        const cases = [
+          ...ownHere,
+          ...defaults.filter((c) => here(c) && !named.includes(c.code) && !ownHere.some((o) => o.code === c.code)),
+        ];
         const description = [stated, ...cases.map((c) => `${c.when} (\`${c.code}\`).`)].filter(Boolean).join(' ');
         const codes = [...new Set([...named, ...cases.map((c) => c.code)])];
         if (codes.length === 0) throw new Error(`${where} → ${status}: no problem code documented`);

@@ -29,8 +29,7 @@ export const PROBLEMS = {
   unauthenticated: {
     status: 401,
     title: 'Unauthenticated',
-    description:
-      'No API key was sent, or the key is unknown, revoked or expired. Send `Authorization: Bearer <API_KEY>`.',
+    description: 'No API key was sent, or the key is unknown, revoked or expired. Send `Authorization: Bearer <API_KEY>`.',
   },
   insufficient_scope: {
     status: 403,
@@ -47,8 +46,7 @@ export const PROBLEMS = {
   cannot_revoke_self: {
     status: 403,
     title: 'Cannot revoke the calling key',
-    description:
-      'A key cannot revoke itself. To rotate, create the replacement key first, then revoke the old one with it.',
+    description: 'A key cannot revoke itself. To rotate, create the replacement key first, then revoke the old one with it.',
   },
   not_found: {
     status: 404,
@@ -87,7 +85,7 @@ export const PROBLEMS = {
     status: 403,
     title: 'Form refused',
     description:
-      'A seller-console form arrived without its CSRF token, with another session\'s token, or from another site. ' +
+      "A seller-console form arrived without its CSRF token, with another session's token, or from another site. " +
       'Reload the console page and send the form again.',
   },
   malformed_request: {

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
-import { type FieldError, ProblemError } from './problem.error.js';
+import { type FieldError, ProblemError } from './problem-error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
 import { PROBLEM_PAGES, type ProblemPages } from './problem-pages.js';
@@ -142,7 +142,11 @@ function fromBodyParserError(exception: unknown): ProblemError | null {
         return new ProblemError('validation_failed', 'The request body could not be read');
       }
       // A body that does not inflate under its Content-Encoding: body-parser passes zlib's error on as a bare 400.
-      if (status === 400 && (exception as { expose?: unknown }).expose === true && typeof (exception as { code?: unknown }).code === 'string') {
+      if (
+        status === 400 &&
+        (exception as { expose?: unknown }).expose === true &&
+        typeof (exception as { code?: unknown }).code === 'string'
+      ) {
         return new ProblemError('validation_failed', 'The request body could not be decoded under its Content-Encoding');
       }
       return null;

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ProblemError } from './problem.error.js';
+import type { ProblemError } from './problem-error.js';
 
 /** Injection token of the one feature that answers some addresses with pages rather than problem+json. */
 export const PROBLEM_PAGES = Symbol('PROBLEM_PAGES');

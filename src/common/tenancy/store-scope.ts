@@ -1,6 +1,6 @@
 import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { isId } from '../http/ids.js';
-import { ProblemError } from '../problems/problem.error.js';
+import { ProblemError } from '../problems/problem-error.js';
 import type { Store } from '../../stores/store.entity.js';
 
 /** A row that belongs to one store. */

@@ -1,5 +1,5 @@
 import { registerDecorator, type ValidationArguments } from 'class-validator';
-import type { FieldError } from '../problems/problem.error.js';
+import type { FieldError } from '../problems/problem-error.js';
 
 /** The constraint name the validation pipe expands into one `errors[]` entry per nested field. */
 export const FIELD_ERRORS_CONSTRAINT = 'fieldErrors';

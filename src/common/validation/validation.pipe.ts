@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { type FieldError, ProblemError } from '../problems/problem.error.js';
+import { type FieldError, ProblemError } from '../problems/problem-error.js';
 import { FIELD_ERRORS_CONSTRAINT } from './validate-with.js';
 
 /** class-validator constraint names → the stable `snake_case` codes clients see in `errors[].code`. */

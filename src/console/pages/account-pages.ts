@@ -1,5 +1,5 @@
 import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
-import type { FieldError } from '../../common/problems/problem.error.js';
+import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
 import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
 
@@ -117,9 +117,11 @@ export function passwordPage(context: PageContext, form: { errors?: readonly Fie
     { title: 'Change password', breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: 'Change password' }] },
     html`<section class="card narrow">
   <h1>Change password</h1>
-  ${form.changed
-    ? html`<p class="notice" role="status" data-status="password_changed">Your password is changed. Every other browser signed in to this account has been signed out.</p>`
-    : html`<p class="muted">Changing it signs out every other browser signed in to this account.</p>`}
+  ${
+    form.changed
+      ? html`<p class="notice" role="status" data-status="password_changed">Your password is changed. Every other browser signed in to this account has been signed out.</p>`
+      : html`<p class="muted">Changing it signs out every other browser signed in to this account.</p>`
+  }
   ${otherErrors(errors, ['current_password', 'new_password'])}
   <form method="post" action="/console/password" class="stack">
     ${csrfField(context)}

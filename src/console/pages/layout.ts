@@ -1,4 +1,4 @@
-import type { FieldError } from '../../common/problems/problem.error.js';
+import type { FieldError } from '../../common/problems/problem-error.js';
 import { assetUrl } from '../console-assets.js';
 import { Html, html, type HtmlValue } from '../html.js';
 
@@ -34,14 +34,16 @@ ${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` 
 <body>
 <header class="topbar"><div class="topbar-inner">
   <a class="brand" href="/console">Size-Fit <span>console</span></a>
-  ${context.email === null
-    ? ''
-    : html`<div class="account">
+  ${
+    context.email === null
+      ? ''
+      : html`<div class="account">
     <span id="account-email">${context.email}</span>
     <a href="/console/access">Access</a>
     <a href="/console/password">Password</a>
     <form method="post" action="/console/logout">${csrfField(context)}<button type="submit" class="link">Log out</button></form>
-  </div>`}
+  </div>`
+  }
 </div></header>
 <main class="page"${options.errorCode ? html` data-error-code="${options.errorCode}"` : ''}>
 ${options.breadcrumbs?.length ? breadcrumbs(options.breadcrumbs) : ''}

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../common/problems/problem.error.js';
+import type { FieldError } from '../../common/problems/problem-error.js';
 import type { DailyMetricsResponse, MetricsCounts, MetricsRates, MetricsResponse } from '../../metrics/dto/metrics.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html, jsonScript } from '../html.js';
@@ -12,13 +12,49 @@ const RATES: ReadonlyArray<{
   readonly denominator: keyof MetricsCounts;
   readonly of: string;
 }> = [
-  { rate: 'quiz_completion', label: 'Quiz completion', numerator: 'recommended_sessions', denominator: 'started_sessions', of: 'sessions started' },
-  { rate: 'recommendation_acceptance', label: 'Recommendation accepted', numerator: 'accepted_sessions', denominator: 'recommended_sessions', of: 'recommended sessions' },
-  { rate: 'recommendation_override', label: 'Recommendation overridden', numerator: 'overridden_sessions', denominator: 'recommended_sessions', of: 'recommended sessions' },
-  { rate: 'fit_assisted_conversion', label: 'Fit-assisted conversion', numerator: 'converted_sessions', denominator: 'recommended_sessions', of: 'recommended sessions' },
-  { rate: 'size_related_return', label: 'Returned for size', numerator: 'size_returned_lines', denominator: 'purchased_lines', of: 'purchased lines' },
+  {
+    rate: 'quiz_completion',
+    label: 'Quiz completion',
+    numerator: 'recommended_sessions',
+    denominator: 'started_sessions',
+    of: 'sessions started',
+  },
+  {
+    rate: 'recommendation_acceptance',
+    label: 'Recommendation accepted',
+    numerator: 'accepted_sessions',
+    denominator: 'recommended_sessions',
+    of: 'recommended sessions',
+  },
+  {
+    rate: 'recommendation_override',
+    label: 'Recommendation overridden',
+    numerator: 'overridden_sessions',
+    denominator: 'recommended_sessions',
+    of: 'recommended sessions',
+  },
+  {
+    rate: 'fit_assisted_conversion',
+    label: 'Fit-assisted conversion',
+    numerator: 'converted_sessions',
+    denominator: 'recommended_sessions',
+    of: 'recommended sessions',
+  },
+  {
+    rate: 'size_related_return',
+    label: 'Returned for size',
+    numerator: 'size_returned_lines',
+    denominator: 'purchased_lines',
+    of: 'purchased lines',
+  },
   { rate: 'kept_after_recommendation', label: 'Kept', numerator: 'kept_lines', denominator: 'purchased_lines', of: 'purchased lines' },
-  { rate: 'exchange_for_size', label: 'Exchanged for size', numerator: 'size_exchanged_lines', denominator: 'purchased_lines', of: 'purchased lines' },
+  {
+    rate: 'exchange_for_size',
+    label: 'Exchanged for size',
+    numerator: 'size_exchanged_lines',
+    denominator: 'purchased_lines',
+    of: 'purchased lines',
+  },
 ];
 
 /** The daily counts the chart draws, in this order. */
@@ -46,7 +82,11 @@ export function metricsPage(context: PageContext, page: MetricsPage): Html {
     {
       title: `${store.name} metrics`,
       chart: true,
-      breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name, href: `/console/stores/${store.id}` }, { label: 'Metrics' }],
+      breadcrumbs: [
+        { label: 'Stores', href: '/console' },
+        { label: store.name, href: `/console/stores/${store.id}` },
+        { label: 'Metrics' },
+      ],
     },
     html`<h1>Metrics</h1>
 <form method="get" action="/console/stores/${store.id}/metrics" class="range">
@@ -91,9 +131,10 @@ function figures(summary: MetricsResponse, daily: DailyMetricsResponse): Html {
     <div class="table-wrap"><table id="daily">
       <thead><tr><th>Day (UTC)</th>${CHART_SERIES.map((series) => html`<th class="num">${series.label}</th>`)}<th class="num">Purchased lines</th></tr></thead>
       <tbody>${daily.days.map(
-        (day) => html`<tr data-date="${day.date}"><th scope="row">${day.date}</th>${CHART_SERIES.map(
-          (series) => html`<td class="num">${day.counts[series.count]}</td>`,
-        )}<td class="num">${day.counts.purchased_lines}</td></tr>`,
+        (day) =>
+          html`<tr data-date="${day.date}"><th scope="row">${day.date}</th>${CHART_SERIES.map(
+            (series) => html`<td class="num">${day.counts[series.count]}</td>`,
+          )}<td class="num">${day.counts.purchased_lines}</td></tr>`,
       )}</tbody>
     </table></div>
   </details>

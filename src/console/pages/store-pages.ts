@@ -1,6 +1,6 @@
 import { SCOPES } from '../../auth/api-key.entity.js';
 import type { ApiKeyResponse, CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
-import type { FieldError } from '../../common/problems/problem.error.js';
+import type { FieldError } from '../../common/problems/problem-error.js';
 import type { StoreResponse } from '../../stores/dto/store.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
@@ -12,14 +12,16 @@ export function storesPage(context: PageContext, stores: readonly StoreResponse[
     context,
     { title: 'Stores' },
     html`<h1>Stores</h1>
-${stores.length === 0
-  ? html`<section class="card"><p>This merchant has no stores yet. Create one with <code>POST /v1/stores</code> and an admin key.</p></section>`
-  : html`<ul class="store-list">${stores.map(
-      (store) => html`<li class="card">
+${
+  stores.length === 0
+    ? html`<section class="card"><p>This merchant has no stores yet. Create one with <code>POST /v1/stores</code> and an admin key.</p></section>`
+    : html`<ul class="store-list">${stores.map(
+        (store) => html`<li class="card">
     <a data-store-id="${store.id}" href="/console/stores/${store.id}">${store.name}</a>
     <span class="muted">${store.currency} · ${store.unit_system}${store.platform_shop ? html` · ${store.platform_shop}` : ''}</span>
   </li>`,
-    )}</ul>`}
+      )}</ul>`
+}
 ${more ? html`<p><a href="/console?after=${more}">Older stores →</a></p>` : ''}`,
   );
 }
@@ -82,10 +84,12 @@ function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResp
     <td class="prefix"><code>${key.prefix}…</code></td>
     <td class="scopes">${key.scopes.join(', ')}</td>
     <td class="status"><span class="badge ${status}">${status}</span>${keyDates(key, status)}</td>
-    <td class="actions">${status === 'active'
-      ? html`<form method="post" action="/console/stores/${store.id}/keys/${key.id}/revoke" data-confirm="Revoke “${key.name}”? Requests with it will fail at once.">
+    <td class="actions">${
+      status === 'active'
+        ? html`<form method="post" action="/console/stores/${store.id}/keys/${key.id}/revoke" data-confirm="Revoke “${key.name}”? Requests with it will fail at once.">
         ${csrfField(context)}<button type="submit" class="danger small">Revoke</button></form>`
-      : ''}</td>
+        : ''
+    }</td>
   </tr>`;
   })}</tbody>
 </table></div>`;
@@ -120,7 +124,9 @@ function issueForm(context: PageContext, store: Store, form: StorePage['issueFor
     <fieldset${invalidAttributes(errors, 'scopes')}>
       <legend>Scopes</legend>
       ${SCOPES.map(
-        (scope) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? ' checked' : ''}>
+        (
+          scope,
+        ) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? ' checked' : ''}>
         <span><strong>${scope}</strong> <span class="muted">${SCOPE_HINTS[scope] ?? ''}</span></span></label>`,
       )}
     </fieldset>
@@ -138,14 +144,15 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
   const errors = page.connectForm?.errors ?? [];
   return html`<section class="card" id="platform" data-connected="${connection ? 'true' : 'false'}">
   <h2>Platform connection</h2>
-  ${connection
-    ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${connection.connectedAt.toISOString().slice(0, 10)}
+  ${
+    connection
+      ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${connection.connectedAt.toISOString().slice(0, 10)}
       <span class="muted">(permissions: ${connection.scopes.split(',').filter(Boolean).join(', ') || 'none'})</span>.</p>
     <form method="post" action="/console/stores/${store.id}/platform/disconnect" data-confirm="Disconnect ${connection.shop}?">
       ${csrfField(context)}<button type="submit" class="danger">Disconnect</button>
     </form>`
-    : configured
-      ? html`<p class="muted">Connect this store to its shop on the e-commerce platform. You will approve the connection on the platform and come back here.</p>
+      : configured
+        ? html`<p class="muted">Connect this store to its shop on the e-commerce platform. You will approve the connection on the platform and come back here.</p>
     <form method="post" action="/console/stores/${store.id}/platform/connect" class="inline">
       ${csrfField(context)}
       <label for="shop">Shop domain</label>
@@ -153,6 +160,7 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
       <button type="submit" class="primary">Connect</button>
     </form>
     ${fieldError(errors, 'shop')}`
-      : html`<p class="muted">The platform connection is not configured on this service (see the README: <code>PLATFORM_CLIENT_ID</code>).</p>`}
+        : html`<p class="muted">The platform connection is not configured on this service (see the README: <code>PLATFORM_CLIENT_ID</code>).</p>`
+  }
 </section>`;
 }

@@ -85,9 +85,7 @@ export class CatalogAndSessions1763820000000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX questionnaires_store_id_idx ON questionnaires (store_id, id)`);
     // At most one default questionnaire per store.
-    await queryRunner.query(
-      `CREATE UNIQUE INDEX questionnaires_default_key ON questionnaires (store_id) WHERE is_default`,
-    );
+    await queryRunner.query(`CREATE UNIQUE INDEX questionnaires_default_key ON questionnaires (store_id) WHERE is_default`);
     await queryRunner.query(`
       CREATE TABLE questionnaire_versions (
         questionnaire_id uuid NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,

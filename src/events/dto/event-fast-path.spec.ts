@@ -4,7 +4,8 @@ import { validateObject } from '../../common/validation/validation.pipe.js';
 import { EventRequest } from './event.dto.js';
 import { readWellFormedEvent } from './event-fast-path.js';
 
-const ascii = (min: number, max: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: min, maxLength: max });
+const ascii = (min: number, max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: min, maxLength: max });
 const id = fc.uuid({ version: [1, 4, 7] });
 /** A valid event, as integrations send them. */
 const valid = fc.record(
@@ -25,24 +26,72 @@ const valid = fc.record(
 );
 /** Values on and just past every rule's edge. */
 const edge = fc.constantFrom<unknown>(
-  undefined, null, '', ' ', '\t', '  x  ', 'x'.repeat(100), 'x'.repeat(101), 'x'.repeat(200), 'x'.repeat(201), '\uFE0F', 'a\uFE0F',
-  'é', '😀', 'a\u0000b', 0, 1, -1, 1.5, 1_000_000, 1_000_001, Number.NaN, true, [], {}, ['a'], 'size', 'SIZE', 'other',
-  '01a20254-d8bf-7601-a38a-5218407400a1', '01A20254-D8BF-7601-A38A-5218407400A1', '01a20254-d8bf-9601-a38a-5218407400a1',
-  '01a20254-d8bf-7601-c38a-5218407400a1', '00000000-0000-0000-0000-000000000000', 'not-a-uuid',
-  '2026-02-30T00:00:00Z', '2026-11-22T10:00:00+01:00', '2026-11-22T10:00:00', '2026-11-22t10:00:00z', '2026-11-22T24:00:00Z',
-  '2026-11-22T10:00:00.1234567Z', 'yesterday',
+  undefined,
+  null,
+  '',
+  ' ',
+  '\t',
+  '  x  ',
+  'x'.repeat(100),
+  'x'.repeat(101),
+  'x'.repeat(200),
+  'x'.repeat(201),
+  '\uFE0F',
+  'a\uFE0F',
+  'é',
+  '😀',
+  'a\u0000b',
+  0,
+  1,
+  -1,
+  1.5,
+  1_000_000,
+  1_000_001,
+  Number.NaN,
+  true,
+  [],
+  {},
+  ['a'],
+  'size',
+  'SIZE',
+  'other',
+  '01a20254-d8bf-7601-a38a-5218407400a1',
+  '01A20254-D8BF-7601-A38A-5218407400A1',
+  '01a20254-d8bf-9601-a38a-5218407400a1',
+  '01a20254-d8bf-7601-c38a-5218407400a1',
+  '00000000-0000-0000-0000-000000000000',
+  'not-a-uuid',
+  '2026-02-30T00:00:00Z',
+  '2026-11-22T10:00:00+01:00',
+  '2026-11-22T10:00:00',
+  '2026-11-22t10:00:00z',
+  '2026-11-22T24:00:00Z',
+  '2026-11-22T10:00:00.1234567Z',
+  'yesterday',
 );
-const FIELDS = ['source', 'external_id', 'type', 'product_id', 'variant_id', 'session_id', 'order_id', 'line_item_id', 'reason', 'quantity', 'occurred_at', 'extra', '__proto__'];
-const events = fc
-  .tuple(valid, fc.array(fc.tuple(fc.constantFrom(...FIELDS), edge), { maxLength: 2 }))
-  .map(([event, changes]) => {
-    const out: Record<string, unknown> = { ...event };
-    for (const [key, value] of changes) {
-      if (value === undefined) delete out[key];
-      else Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  });
+const FIELDS = [
+  'source',
+  'external_id',
+  'type',
+  'product_id',
+  'variant_id',
+  'session_id',
+  'order_id',
+  'line_item_id',
+  'reason',
+  'quantity',
+  'occurred_at',
+  'extra',
+  '__proto__',
+];
+const events = fc.tuple(valid, fc.array(fc.tuple(fc.constantFrom(...FIELDS), edge), { maxLength: 2 })).map(([event, changes]) => {
+  const out: Record<string, unknown> = { ...event };
+  for (const [key, value] of changes) {
+    if (value === undefined) delete out[key];
+    else Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+});
 
 describe('readWellFormedEvent', () => {
   it('accepts only what class-validator accepts, with the same values', async () => {

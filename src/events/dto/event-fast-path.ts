@@ -26,7 +26,8 @@ const FIELDS: ReadonlySet<string> = new Set([
 /** Printable ASCII with at least one non-space character (so `Length` counts exactly `length`, and `/\S/` holds). */
 const TEXT = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
 /** validator.js's isUUID(…, 'all'), as @IsUUID('all') applies it. */
-const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/i;
+const UUID =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/i;
 
 const text = (value: unknown, max: number) => typeof value === 'string' && value.length <= max && TEXT.test(value);
 const optional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || value === null || check(value);

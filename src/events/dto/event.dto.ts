@@ -5,14 +5,7 @@ import type { ProblemBody } from '../../common/problems/problem-details.filter.j
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { IsText } from '../../common/validation/text.js';
-import {
-  EVENT_TYPES,
-  type EventType,
-  type FitEvent,
-  INTEGRATION_EVENT_TYPES,
-  type Reason,
-  REASONS,
-} from '../event.entity.js';
+import { EVENT_TYPES, type EventType, type FitEvent, INTEGRATION_EVENT_TYPES, type Reason, REASONS } from '../event.entity.js';
 
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_BATCH = 500;
@@ -42,7 +35,12 @@ export class EventRequest {
   @IsUUID('all', { message: 'product_id must be an id' })
   product_id?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A variant of the product. Required on order outcomes.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A variant of the product. Required on order outcomes.',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'variant_id must be an id' })
   variant_id?: string | null;
@@ -76,7 +74,14 @@ export class EventRequest {
   @IsIn(REASONS, { message: 'reason must be size or other' })
   reason?: Reason | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_QUANTITY, default: 1, nullable: true, description: 'Units on the line.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_QUANTITY,
+    default: 1,
+    nullable: true,
+    description: 'Units on the line.',
+  })
   @IsOptional()
   @Max(MAX_QUANTITY)
   @Min(1)

@@ -12,8 +12,7 @@ describe('body model', () => {
       'p_demo_bmx_train.csv',
     ]);
     p.sourceFiles.forEach((f) => expect(f.sha256).toMatch(/^[0-9a-f]{64}$/));
-    const ansurRows = (sex: 'female' | 'male') =>
-      p.rowsUsed[sex].ansurTrain + p.rowsUsed[sex].ansurHeldOut + p.rowsUsed[sex].ansurExcluded;
+    const ansurRows = (sex: 'female' | 'male') => p.rowsUsed[sex].ansurTrain + p.rowsUsed[sex].ansurHeldOut + p.rowsUsed[sex].ansurExcluded;
     expect(ansurRows('female')).toBe(1986);
     expect(ansurRows('male')).toBe(4082);
     expect(p.rowsUsed.female.nhanesAdults + p.rowsUsed.male.nhanesAdults).toBeGreaterThan(5000);

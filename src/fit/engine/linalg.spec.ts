@@ -15,8 +15,16 @@ describe('linalg', () => {
     const identity = multiply(spd, spdInverse(spd));
     identity.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(i === j ? 1 : 0, 12)));
     const x = choleskySolve(l, [1, 2, 3]);
-    multiply(spd, x.map((v) => [v])).forEach((row, i) => expect(row[0]).toBeCloseTo([1, 2, 3][i], 12));
-    expect(() => cholesky([[1, 2], [2, 1]])).toThrow(RangeError);
+    multiply(
+      spd,
+      x.map((v) => [v]),
+    ).forEach((row, i) => expect(row[0]).toBeCloseTo([1, 2, 3][i], 12));
+    expect(() =>
+      cholesky([
+        [1, 2],
+        [2, 1],
+      ]),
+    ).toThrow(RangeError);
   });
 
   it('recovers OLS coefficients of an exact linear relation', () => {

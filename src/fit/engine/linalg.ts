@@ -167,7 +167,13 @@ export function ols(
   }
   const l = cholesky(xtx);
   const coefficients: Matrix = [];
-  for (let j = 0; j < q; j++) coefficients.push(choleskySolve(l, xty.map((row) => row[j])));
+  for (let j = 0; j < q; j++)
+    coefficients.push(
+      choleskySolve(
+        l,
+        xty.map((row) => row[j]),
+      ),
+    );
   const residuals: Matrix = y.map((yr, r) =>
     yr.map((v, j) => {
       let fit = 0;

@@ -2,15 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { recommend, sizeProbabilities } from './recommend.js';
 import { bestSize } from './tailor.js';
-import {
-  FIT_ADJUSTMENTS,
-  FIT_PREFERENCES,
-  ZONES,
-  type Chart,
-  type RecommendInput,
-  type Shopper,
-  type Zone,
-} from './types.js';
+import { FIT_ADJUSTMENTS, FIT_PREFERENCES, ZONES, type Chart, type RecommendInput, type Shopper, type Zone } from './types.js';
 
 /** Typical body values (cm), to place generated charts and answers where bodies are. */
 const TYPICAL: Readonly<Record<Zone, number>> = {
@@ -141,33 +133,32 @@ describe('recommend, properties', () => {
 
   it('a bigger answered measurement (sex given or not) is never pushed towards smaller sizes', () => {
     fc.assert(
-      fc.property(
-        chartArb,
-        bodyArb,
-        fc.constantFrom(...ZONES),
-        fc.double({ min: 0.1, max: 20, noNaN: true }),
-        (c, b, zone, more) => {
-          const before = makeInput(c, { ...b, answered: b.answered.includes(zone) ? b.answered : [...b.answered, zone] });
-          const measured = { ...before.shopper.measured, [zone]: (before.shopper.measured[zone] as number) + more };
-          expectShiftedUp(before, makeInput(c, b, { measured }));
-        },
-      ),
+      fc.property(chartArb, bodyArb, fc.constantFrom(...ZONES), fc.double({ min: 0.1, max: 20, noNaN: true }), (c, b, zone, more) => {
+        const before = makeInput(c, { ...b, answered: b.answered.includes(zone) ? b.answered : [...b.answered, zone] });
+        const measured = { ...before.shopper.measured, [zone]: (before.shopper.measured[zone] as number) + more };
+        expectShiftedUp(before, makeInput(c, b, { measured }));
+      }),
       runs,
     );
   });
 
   it('every used zone measured: exactly the tailor’s rule, and a bigger body never gets a smaller size', () => {
     fc.assert(
-      fc.property(chartArb, bodyArb, fc.array(fc.double({ min: 0.75, max: 1.3, noNaN: true }), { minLength: 9, maxLength: 9 }), (c, b, scale) => {
-        const measured = Object.fromEntries(ZONES.map((z, i) => [z, Math.round(TYPICAL[z] * scale[i] * 10) / 10]));
-        const input = makeInput(c, b, { measured, heightCm: undefined, weightKg: undefined });
-        const expected = bestSize({ ...input, fitPreference: b.fitPreference }, measured);
-        expect(recommend(input).sizeLabel).toBe(expected);
-        const bigger = Object.fromEntries(ZONES.map((z) => [z, measured[z] + 1]));
-        expect(sizeIndex(makeInput(c, b, { measured: bigger, heightCm: undefined, weightKg: undefined }))).toBeGreaterThanOrEqual(
-          sizeIndex(input),
-        );
-      }),
+      fc.property(
+        chartArb,
+        bodyArb,
+        fc.array(fc.double({ min: 0.75, max: 1.3, noNaN: true }), { minLength: 9, maxLength: 9 }),
+        (c, b, scale) => {
+          const measured = Object.fromEntries(ZONES.map((z, i) => [z, Math.round(TYPICAL[z] * scale[i] * 10) / 10]));
+          const input = makeInput(c, b, { measured, heightCm: undefined, weightKg: undefined });
+          const expected = bestSize({ ...input, fitPreference: b.fitPreference }, measured);
+          expect(recommend(input).sizeLabel).toBe(expected);
+          const bigger = Object.fromEntries(ZONES.map((z) => [z, measured[z] + 1]));
+          expect(sizeIndex(makeInput(c, b, { measured: bigger, heightCm: undefined, weightKg: undefined }))).toBeGreaterThanOrEqual(
+            sizeIndex(input),
+          );
+        },
+      ),
       runs,
     );
   });

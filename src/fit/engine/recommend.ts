@@ -17,14 +17,7 @@ import {
 } from './body-model.js';
 import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
 import { ANSWER_SD_CM } from './limits.js';
-import {
-  bestSizeIndex,
-  effectiveBounds,
-  fitVerdict,
-  leastExcessSize,
-  prepareChart,
-  type PreparedChart,
-} from './tailor.js';
+import { bestSizeIndex, effectiveBounds, fitVerdict, leastExcessSize, prepareChart, type PreparedChart } from './tailor.js';
 import {
   InsufficientAnswersError,
   SEXES,
@@ -54,12 +47,7 @@ interface Component {
 }
 
 /** One sex of the body model, conditioned on the answered zones. */
-function component(
-  weight: number,
-  prediction: ZonePrediction,
-  answeredMask: number,
-  logAnswer: Float64Array,
-): Component {
+function component(weight: number, prediction: ZonePrediction, answeredMask: number, logAnswer: Float64Array): Component {
   const cond = conditioning(prediction.model, answeredMask);
   const { mean, sd, offset } = prediction;
   const conditionalMean = new Float64Array(Z);
@@ -207,7 +195,8 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   // the body model: one component per sex (a mixture when the sex is unknown)
   const components: Component[] = [];
   if (haveBody) {
-    const sexWeights = shopper.sex !== undefined ? { female: 0, male: 0, [shopper.sex]: 1 } : sexProbabilities(heightCm, weightKg, bodyModel);
+    const sexWeights =
+      shopper.sex !== undefined ? { female: 0, male: 0, [shopper.sex]: 1 } : sexProbabilities(heightCm, weightKg, bodyModel);
     for (const sex of SEXES) {
       if (sexWeights[sex] < NEGLIGIBLE_COMPONENT) continue;
       components.push(component(sexWeights[sex], predict(sex, heightCm, weightKg, shopper.age, bodyModel), answeredMask, logAnswer));

@@ -6,6 +6,10 @@
 export const ZONES = ['chest', 'waist', 'hip', 'inseam', 'neck', 'sleeve', 'foot_length', 'head', 'thigh'] as const;
 export type Zone = (typeof ZONES)[number];
 
+export function isZone(key: string): key is Zone {
+  return (ZONES as readonly string[]).includes(key);
+}
+
 export const SEXES = ['female', 'male'] as const;
 export type Sex = (typeof SEXES)[number];
 

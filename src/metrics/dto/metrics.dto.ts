@@ -43,7 +43,8 @@ export class MetricsCounts {
   size_exchanged_lines: number;
 }
 
-const rate = (description: string) => ApiProperty({ type: Number, nullable: true, description: `${description}; null when the denominator is 0.` });
+const rate = (description: string) =>
+  ApiProperty({ type: Number, nullable: true, description: `${description}; null when the denominator is 0.` });
 
 export class MetricsRates {
   @rate('recommended_sessions / started_sessions')

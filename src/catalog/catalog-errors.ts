@@ -1,5 +1,5 @@
 import { violatedConstraint } from '../database/database-errors.js';
-import { ProblemError } from '../common/problems/problem.error.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 
 /** Unique external ids: a second product or variant with the same platform id in a store is a 409 `duplicate`. */
 const DUPLICATES: Readonly<Record<string, string>> = {

@@ -1,19 +1,12 @@
-import type { FieldError } from '../common/problems/problem.error.js';
-import { ZONES, type Zone } from '../fit/engine/types.js';
+import type { FieldError } from '../common/problems/problem-error.js';
+import { isPlainObject } from '../common/validation/plain-object.js';
+import { isZone, ZONES, type Zone } from '../fit/engine/types.js';
 
 /** The most a zone weight can be; weights are relative, so a small range is plenty. */
 export const MAX_ZONE_WEIGHT = 10;
 export const MAX_SIZES = 50;
 /** No chart range is larger than this, in either unit. */
 const MAX_RANGE_VALUE = 500;
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function isZone(key: string): key is Zone {
-  return (ZONES as readonly string[]).includes(key);
-}
 
 const error = (field: string, code: string, message: string): FieldError => ({ field, code, message });
 

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** The catalog rows other features may refer to. */
+export type CatalogRow = 'product' | 'variant' | 'size_chart';
+
+/** Whether some row of the registering feature refers to the catalog row `id`, read in the caller's transaction. */
+export type ReferenceCheck = (manager: EntityManager, id: string) => Promise<boolean>;
+
+/**
+ * Who refers to catalog rows. A delete archives a row that something still refers to and removes it otherwise; the
+ * catalog cannot know its referrers without importing them, so each feature that refers to a catalog row registers
+ * its check here when its module starts (sessions register products and charts, events products and variants).
+ */
+@Injectable()
+export class CatalogReferences {
+  private readonly checks = new Map<CatalogRow, ReferenceCheck[]>();
+
+  register(row: CatalogRow, check: ReferenceCheck): void {
+    this.checks.set(row, [...(this.checks.get(row) ?? []), check]);
+  }
+
+  async isReferenced(manager: EntityManager, row: CatalogRow, id: string): Promise<boolean> {
+    for (const check of this.checks.get(row) ?? []) if (await check(manager, id)) return true;
+    return false;
+  }
+}
