@@ -628,12 +628,15 @@ describe('catalog', () => {
       expect((await get(mine.admin.secret, path)).body).toEqual(product);
     });
 
-    it('refuses a second product with the same external_id in the store with 409 duplicate', async () => {
+    it('refuses a second product with the same external_id in the store with 409 duplicate naming the first', async () => {
       const tenant = await createTenant(t);
       const { typeId, chart } = await typeAndChart(tenant);
       const body = { title: 'Tee', product_type_id: typeId, size_chart_id: chart.id, external_id: 'sku-1' };
-      expect((await post(tenant.admin.secret, productsOf(tenant.storeId), body)).status).toBe(201);
-      expectProblem(await post(tenant.admin.secret, productsOf(tenant.storeId), { ...body, title: 'Copy' }), 409, 'duplicate');
+      const first = await post(tenant.admin.secret, productsOf(tenant.storeId), body);
+      expect(first.status).toBe(201);
+      const again = await post(tenant.admin.secret, productsOf(tenant.storeId), { ...body, title: 'Copy' });
+      expectProblem(again, 409, 'duplicate');
+      expect(again.body.existing_id).toBe(first.body.id);
       const listed = await get(tenant.admin.secret, productsOf(tenant.storeId));
       expect(listed.body.data.map((p: ProductBody) => p.title)).toEqual(['Tee']);
 
@@ -647,10 +650,12 @@ describe('catalog', () => {
       const tenant = await createTenant(t);
       const { typeId, chart } = await typeAndChart(tenant);
       const base = { product_type_id: typeId, size_chart_id: chart.id };
-      await createProduct(t, tenant.admin.secret, tenant.storeId, { ...base, external_id: 'taken' });
+      const holder = await createProduct(t, tenant.admin.secret, tenant.storeId, { ...base, external_id: 'taken' });
       const other = await createProduct(t, tenant.admin.secret, tenant.storeId, { ...base, external_id: 'mine' });
       const path = `${productsOf(tenant.storeId)}/${other.id}`;
-      expectProblem(await patch(tenant.admin.secret, path, { external_id: 'taken', title: 'Changed' }), 409, 'duplicate');
+      const refused = await patch(tenant.admin.secret, path, { external_id: 'taken', title: 'Changed' });
+      expectProblem(refused, 409, 'duplicate');
+      expect(refused.body.existing_id).toBe(holder.id);
       expect((await get(tenant.admin.secret, path)).body).toEqual(other);
       expect((await patch(tenant.admin.secret, path, { external_id: 'mine' })).status).toBe(200);
     });
@@ -674,7 +679,10 @@ describe('catalog', () => {
         post(tenant.admin.secret, productsOf(tenant.storeId), body),
       ]);
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409]);
-      expectProblem(responses.find((r) => r.status === 409) as Response, 409, 'duplicate');
+      const refused = responses.find((r) => r.status === 409) as Response;
+      expectProblem(refused, 409, 'duplicate');
+      // named when the winner had committed before the loser looked; the unique constraint refuses it otherwise
+      if (refused.body.existing_id !== undefined) expect(refused.body.existing_id).toBe(responses.find((r) => r.status === 201)?.body.id);
       const listed = await get(tenant.admin.secret, `${productsOf(tenant.storeId)}?external_id=race-1`);
       expect(listed.body.data.map((p: ProductBody) => p.id)).toEqual([responses.find((r) => r.status === 201)?.body.id]);
     });
@@ -867,13 +875,21 @@ describe('catalog', () => {
       const { admin, storeId } = await createTenant(t);
       const first = await createProduct(t, admin.secret, storeId);
       const second = await createProduct(t, admin.secret, storeId);
-      await createVariant(t, admin.secret, storeId, first.id, { external_id: 'v-1' });
-      expectProblem(await post(admin.secret, variantsOf(storeId, first.id), { size_label: 'L', external_id: 'v-1' }), 409, 'duplicate');
-      expectProblem(await post(admin.secret, variantsOf(storeId, second.id), { size_label: 'L', external_id: 'v-1' }), 409, 'duplicate');
+      const holder = await createVariant(t, admin.secret, storeId, first.id, { external_id: 'v-1' });
+      const refusals = [
+        await post(admin.secret, variantsOf(storeId, first.id), { size_label: 'L', external_id: 'v-1' }),
+        await post(admin.secret, variantsOf(storeId, second.id), { size_label: 'L', external_id: 'v-1' }),
+      ];
 
       const other = await createVariant(t, admin.secret, storeId, second.id, { external_id: 'v-2' });
       const path = `${variantsOf(storeId, second.id)}/${other.id}`;
-      expectProblem(await patch(admin.secret, path, { external_id: 'v-1' }), 409, 'duplicate');
+      refusals.push(await patch(admin.secret, path, { external_id: 'v-1' }));
+      for (const refused of refusals) {
+        expectProblem(refused, 409, 'duplicate');
+        expect(refused.body.existing_id).toBe(holder.id);
+      }
+      // a variant keeps its own external_id
+      expect((await patch(admin.secret, `${variantsOf(storeId, first.id)}/${holder.id}`, { external_id: 'v-1' })).status).toBe(200);
       expect((await get(admin.secret, path)).body).toEqual(other);
 
       const elsewhere = await createTenant(t);
@@ -893,14 +909,31 @@ describe('catalog', () => {
       expect((await get(admin.secret, variantsOf(storeId, product.id))).body.data).toHaveLength(1);
     });
 
-    it('lists a product’s variants newest first in pages, and no other product’s', async () => {
+    it('lists a product’s variants in its chart’s size order, then oldest first, in pages, and no other product’s', async () => {
       const { admin, storeId } = await createTenant(t);
       const product = await createProduct(t, admin.secret, storeId);
       const other = await createProduct(t, admin.secret, storeId);
-      await createVariant(t, admin.secret, storeId, other.id);
-      const ids: string[] = [];
-      for (const size_label of ['S', 'M', 'L']) ids.push((await createVariant(t, admin.secret, storeId, product.id, { size_label })).id);
-      await expectTwoPages(admin.secret, variantsOf(storeId, product.id), ids);
+      const elsewhere = await createVariant(t, admin.secret, storeId, other.id);
+      const id: Record<string, string> = {};
+      for (const [name, size_label] of [
+        ['L', 'L'],
+        ['S', 'S'],
+        ['M', 'M'],
+        ['S, red', 'S'],
+      ]) {
+        id[name] = (await createVariant(t, admin.secret, storeId, product.id, { size_label })).id;
+      }
+      const path = variantsOf(storeId, product.id);
+      const ids = (response: Response) => response.body.data.map((v: { id: string }) => v.id);
+      expect(ids(await get(admin.secret, path))).toEqual([id.S, id['S, red'], id.M, id.L]);
+      const first = await get(admin.secret, `${path}?limit=2`);
+      expect(ids(first)).toEqual([id.S, id['S, red']]);
+      expect(first.body).toMatchObject({ has_more: true, next_cursor: id['S, red'] });
+      const second = await get(admin.secret, `${path}?limit=2&starting_after=${first.body.next_cursor}`);
+      expect(ids(second)).toEqual([id.M, id.L]);
+      expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+      // a cursor that is not one of this product's variants
+      expectErrors(await get(admin.secret, `${path}?starting_after=${elsewhere.id}`), { starting_after: 'not_found' });
     });
 
     it('answers a variant named through another product’s path with 404, and leaves it alone', async () => {

@@ -602,6 +602,20 @@ describe('HTTP conventions', () => {
       }
     });
 
+    it('types whole-number parameters and fields as integers, so generated clients do too', async () => {
+      const { paths, components } = (await t.http().get('/openapi.json')).body as {
+        paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: { type?: string } }[] }>>;
+        components: { schemas: Record<string, { properties: Record<string, { type?: string }> }> };
+      };
+      const parameters = Object.values(paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? []));
+      const named = (name: string) => parameters.filter((p) => p.in === 'query' && p.name === name);
+      expect(named('limit').length).toBeGreaterThan(5);
+      expect(named('version').length).toBeGreaterThan(0);
+      for (const p of [...named('limit'), ...named('version')])
+        expect({ name: p.name, type: p.schema.type }).toEqual({ name: p.name, type: 'integer' });
+      expect(components.schemas.QuestionnaireResponse.properties.version.type).toBe('integer');
+    });
+
     it('keeps health, docs and problem pages out of the API description', async () => {
       const response = await t.http().get('/openapi.json');
       expect(Object.keys(response.body.paths).filter((p) => !p.startsWith('/v1/'))).toEqual([]);

@@ -4,6 +4,7 @@ import { bearer, useApp } from './support/app.js';
 import { expectProblem, issueKey } from './support/fixtures.js';
 import {
   counts,
+  type DailyBody,
   DAY,
   type DayBody,
   type EventInput,
@@ -901,9 +902,35 @@ describe('cohort metrics', () => {
       },
     );
 
+    it.each([['metrics'], ['metrics/daily']])('GET …/%s reads a date as that day at 00:00 UTC, for ranges in UTC days', async (path) => {
+      const shop = await newMetricsShop(t);
+      const day0 = anchor();
+      await placeSession(t, shop, day0 + DAY + 23 * HOUR, 'accepted');
+      await placeSession(t, shop, day0 + 3 * DAY, 'accepted'); // the first instant of `to`: outside
+      const date = (at: number) => iso(at).slice(0, 10);
+      const response = await metricsRaw(
+        t,
+        shop.storeId,
+        shop.secret,
+        { from: date(day0), to: date(day0 + 3 * DAY) },
+        path === 'metrics/daily',
+      );
+      expect(response.status).toBe(200);
+      expect({ from: response.body.from, to: response.body.to }).toEqual({ from: iso(day0), to: iso(day0 + 3 * DAY) });
+      if (path === 'metrics/daily') {
+        const days = (response.body as DailyBody).days;
+        expect(days.map((d) => d.date)).toEqual([date(day0), date(day0 + DAY), date(day0 + 2 * DAY)]);
+        expect(days.map((d) => d.counts.started_sessions)).toEqual([0, 1, 0]);
+      } else {
+        expect((response.body as MetricsBody).counts.started_sessions).toBe(1);
+      }
+    });
+
     const BAD = [
       'yesterday',
-      '2026-11-01',
+      '2026-02-30',
+      '2026-11-1',
+      '20261101',
       '2026-11-01T00:00:00',
       '2026-02-30T00:00:00Z',
       '2026-11-01T25:00:00Z',

@@ -95,7 +95,12 @@ export class ProductsController {
 
   @Get(':product_id/variants')
   @RequireScope('catalog', { store: true })
-  @ApiOperation({ summary: "List a product's variants" })
+  @ApiOperation({
+    summary: "List a product's variants",
+    description:
+      "In the order of the product's chart sizes, then oldest first (several variants may share a size: colours, for " +
+      'example); a size the chart no longer has comes last.',
+  })
   @ApiPage(VariantResponse)
   @ApiProblems(NO_SUCH_PRODUCT)
   listVariants(

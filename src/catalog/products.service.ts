@@ -8,7 +8,7 @@ import { findInStore, findReference, queryInStore } from '../common/tenancy/stor
 import type { Store } from '../stores/store.entity.js';
 import { CatalogReferences } from './catalog-references.js';
 import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
-import { refusingDuplicates } from './catalog-errors.js';
+import { refuseTakenExternalId, refusingDuplicates } from './catalog-errors.js';
 import { requireChartLabel } from './chart-labels.js';
 import {
   type CreateProductRequest,
@@ -34,6 +34,7 @@ export class ProductsService {
     await transaction(this.dataSource, async (manager) => {
       await findReference(manager, ProductType, store, request.product_type_id, 'product_type_id');
       await usableChart(manager, store, request.size_chart_id);
+      await refuseTakenExternalId(manager, 'product', store, request.external_id);
       await refusingDuplicates(() =>
         manager.insert(Product, {
           id,
@@ -81,6 +82,7 @@ export class ProductsService {
         ...(request.fit_adjustment !== undefined ? { fitAdjustment: request.fit_adjustment } : {}),
       };
       if (Object.keys(changes).length) {
+        await refuseTakenExternalId(manager, 'product', store, request.external_id, product.id);
         await refusingDuplicates(() => manager.update(Product, { id: product.id }, changes));
       }
     });
@@ -101,6 +103,7 @@ export class ProductsService {
     await transaction(this.dataSource, async (manager) => {
       const product = await findInStore(manager, Product, store, productId, 'product', { lock: true });
       await requireChartLabel(manager, product.sizeChartId, request.size_label);
+      await refuseTakenExternalId(manager, 'variant', store, request.external_id);
       await refusingDuplicates(() =>
         manager.insert(Variant, {
           id,
@@ -118,12 +121,30 @@ export class ProductsService {
     return this.getVariant(store, productId, id);
   }
 
+  /**
+   * A product's variants in the order of its chart's sizes, then by id (several variants of one size, colours for
+   * example, keep their creation order); a label the chart no longer has sorts last. The cursor is the last variant
+   * seen, so a page continues after its size and id.
+   */
   async listVariants(store: Store, productId: string, page: PageQuery): Promise<Page<VariantResponse>> {
-    const product = await findInStore(this.dataSource.manager, Product, store, productId, 'product');
-    const variants = queryInStore(this.dataSource.manager, Variant, 'variant', store).andWhere('variant.product_id = :productId', {
-      productId: product.id,
-    });
-    return paginate(variants, page, VariantResponse.from);
+    const manager = this.dataSource.manager;
+    const product = await findInStore(manager, Product, store, productId, 'product');
+    const chart = await manager.findOneByOrFail(SizeChart, { id: product.sizeChartId });
+    const labels = chart.sizes.map((size) => size.label);
+    const positionOf = (label: string) => (labels.includes(label) ? labels.indexOf(label) : labels.length);
+    const limit = page.limit ?? 20;
+    const variants = await queryInStore(manager, Variant, 'variant', store)
+      .andWhere('variant.product_id = :productId', { productId: product.id })
+      .getMany();
+    const ordered = variants.sort((a, b) => positionOf(a.sizeLabel) - positionOf(b.sizeLabel) || (a.id < b.id ? -1 : 1));
+    let start = 0;
+    if (page.starting_after !== undefined) {
+      start = ordered.findIndex((variant) => variant.id === page.starting_after) + 1;
+      if (start === 0) throw ProblemError.field('starting_after', 'not_found', 'starting_after must be an id from a previous page');
+    }
+    const items = ordered.slice(start, start + limit);
+    const hasMore = start + limit < ordered.length;
+    return { data: items.map(VariantResponse.from), has_more: hasMore, next_cursor: hasMore ? items[items.length - 1].id : null };
   }
 
   async getVariant(store: Store, productId: string, id: string): Promise<VariantResponse> {
@@ -144,6 +165,7 @@ export class ProductsService {
         ...(request.title !== undefined ? { title: request.title } : {}),
       };
       if (Object.keys(changes).length) {
+        await refuseTakenExternalId(manager, 'variant', store, request.external_id, variant.id);
         await refusingDuplicates(() => manager.update(Variant, { id: variant.id }, changes));
       }
     });

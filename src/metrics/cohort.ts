@@ -1,5 +1,5 @@
 import { ProblemError } from '../common/problems/problem-error.js';
-import { parseRfc3339 } from '../common/validation/rfc3339.js';
+import { parseInstantOrDate } from '../common/validation/rfc3339.js';
 import type { MetricsCounts, MetricsQuery, MetricsRates } from './dto/metrics.dto.js';
 
 const DAY_MS = 86_400_000;
@@ -22,8 +22,8 @@ export interface Range {
 
 /** `to` defaults to now and `from` to 30 days before `to`; `from < to`, at most 366 days apart. */
 export function readRange(query: MetricsQuery, now: Date): Range {
-  const to = query.to === undefined ? now : (parseRfc3339(query.to) as Date);
-  const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS) : (parseRfc3339(query.from) as Date);
+  const to = query.to === undefined ? now : (parseInstantOrDate(query.to) as Date);
+  const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS) : (parseInstantOrDate(query.from) as Date);
   if (from >= to) throw ProblemError.field('from', 'not_before_to', 'from must be before to');
   if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) {
     throw ProblemError.field('to', 'range_too_long', `the range from from to to must be at most ${MAX_RANGE_DAYS} days`);

@@ -5,7 +5,7 @@ import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 /** `?limit=&starting_after=` on every list. */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @Max(100)

@@ -38,6 +38,12 @@ class ProblemDetails {
     description: 'One entry per offending field: with a 400 that names fields, and with a 409 `duplicate`.',
   })
   errors?: ProblemFieldError[];
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'With a 409 `duplicate`: the id of the resource that already has this `external_id`.',
+  })
+  existing_id?: string;
 }
 
 const PROBLEM_REF = { $ref: '#/components/schemas/ProblemDetails' };

@@ -15,6 +15,7 @@ export interface ProblemBody {
   code: ProblemCode;
   request_id: string;
   errors?: readonly FieldError[];
+  existing_id?: string;
 }
 
 const CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
@@ -88,6 +89,7 @@ export function problemBody(problem: ProblemError, requestId: string): ProblemBo
           })),
         }
       : {}),
+    ...(problem.existingId ? { existing_id: problem.existingId } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export class ProblemError extends Error {
     readonly detail?: string,
     readonly errors?: readonly FieldError[],
     readonly headers?: Readonly<Record<string, string>>,
+    /** A 409 `duplicate`: the id of the resource that already holds the unique value. */
+    readonly existingId?: string,
   ) {
     super(detail ?? PROBLEMS[code].title);
     this.status = PROBLEMS[code].status;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { validate } from 'class-validator';
 import fc from 'fast-check';
-import { IsRfc3339, parseRfc3339 } from './rfc3339.js';
+import { IsRfc3339, parseInstantOrDate, parseRfc3339 } from './rfc3339.js';
 
 const iso = (value: unknown) => parseRfc3339(value)?.toISOString() ?? null;
 
@@ -141,4 +141,19 @@ describe('@IsRfc3339', () => {
     expect(await check('2026-02-30T00:00:00Z')).toHaveLength(1);
     expect(await check(0)).toHaveLength(1);
   });
+});
+
+describe('parseInstantOrDate', () => {
+  it('reads a full date as that day at 00:00 UTC, and a timestamp as parseRfc3339 does', () => {
+    expect(parseInstantOrDate('2026-11-01')?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
+    expect(parseInstantOrDate('2024-02-29')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(parseInstantOrDate('2026-11-01T12:00:00+02:00')?.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+  });
+
+  it.each(['2026-02-29', '2026-13-01', '2026-11-00', '2026-11-1', '20261101', '2026-11-01T00:00:00', ' 2026-11-01', 20261101, null])(
+    'refuses %j',
+    (value) => {
+      expect(parseInstantOrDate(value)).toBeNull();
+    },
+  );
 });

@@ -17,6 +17,35 @@ export function parseRfc3339(value: unknown): Date | null {
   return Number.isNaN(time) ? null : new Date(time);
 }
 
+const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Parses an instant: an RFC 3339 timestamp, or a full date (`2026-11-01`), read as that day's midnight in UTC, for
+ * ranges counted in UTC days. `null` for anything else, including impossible dates.
+ */
+export function parseInstantOrDate(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const match = FULL_DATE.exec(value);
+  if (!match) return parseRfc3339(value);
+  const [year, month, day] = match.slice(1).map(Number);
+  const midnight = new Date(Date.UTC(year, month - 1, day));
+  return midnight.getUTCFullYear() === year && midnight.getUTCMonth() === month - 1 && midnight.getUTCDate() === day ? midnight : null;
+}
+
+export function IsInstantOrDate(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isInstantOrDate',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `${String(propertyName)} must be an RFC 3339 timestamp with a time zone, or a date (YYYY-MM-DD, midnight UTC)`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => parseInstantOrDate(value) !== null },
+    });
+}
+
 export function IsRfc3339(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({

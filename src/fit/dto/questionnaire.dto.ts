@@ -59,7 +59,12 @@ const MAX_VERSION = 2 ** 31 - 1;
 const VERSION_RANGE = `version must be a whole number from 1 to ${MAX_VERSION}`;
 
 export class QuestionnaireVersionQuery {
-  @ApiPropertyOptional({ description: 'An earlier version; the current one when left out.', minimum: 1, maximum: MAX_VERSION })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'An earlier version; the current one when left out.',
+    minimum: 1,
+    maximum: MAX_VERSION,
+  })
   @IsOptional()
   @Type(() => Number)
   @Max(MAX_VERSION, { message: VERSION_RANGE })
@@ -78,7 +83,7 @@ export class QuestionnaireResponse {
   @ApiProperty()
   name: string;
 
-  @ApiProperty({ description: 'Starts at 1; every change of name or questions makes a new version.' })
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Starts at 1; every change of name or questions makes a new version.' })
   version: number;
 
   @ApiProperty(QUESTIONS_DOC)

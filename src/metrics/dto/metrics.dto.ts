@@ -1,16 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOmittable } from '../../common/validation/omittable.js';
-import { IsRfc3339 } from '../../common/validation/rfc3339.js';
+import { IsInstantOrDate } from '../../common/validation/rfc3339.js';
 
 export class MetricsQuery {
-  @ApiPropertyOptional({ format: 'date-time', description: 'Start, inclusive. Default: 30 days before `to`.' })
+  @ApiPropertyOptional({
+    description: 'Start, inclusive: an RFC 3339 timestamp, or a date (`2026-11-01`: that day at 00:00 UTC). Default: 30 days before `to`.',
+    example: '2026-11-01',
+  })
   @IsOmittable()
-  @IsRfc3339()
+  @IsInstantOrDate()
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'End, exclusive. Default: now. At most 366 days after `from`.' })
+  @ApiPropertyOptional({
+    description:
+      'End, exclusive: an RFC 3339 timestamp, or a date (`2026-12-01`: up to that day at 00:00 UTC, so November ' +
+      'entire). Default: now. At most 366 days after `from`.',
+    example: '2026-12-01',
+  })
   @IsOmittable()
-  @IsRfc3339()
+  @IsInstantOrDate()
   to?: string;
 }
 
