@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { Response } from 'supertest';
+import { generateSecret } from '../../src/auth/key-secret.js';
+import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../support/app.js';
+import { createTenant } from '../support/fixtures.js';
+
+/**
+ * The service logs with pino to stdout. pino writes through `process.stdout.write` when that has been replaced
+ * before the logger is built, so replacing it here, before the app starts, captures every log line.
+ */
+describe('logs', () => {
+  let t: TestApp;
+  const captured: string[] = [];
+  let restore: () => void;
+
+  beforeAll(async () => {
+    const write = process.stdout.write.bind(process.stdout);
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (text.startsWith('{')) {
+        captured.push(text);
+        const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+        callback?.();
+        return true;
+      }
+      return write(chunk as string, ...(rest as []));
+    }) as typeof process.stdout.write);
+    restore = () => spy.mockRestore();
+    t = await startApp({ logLevel: 'info' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    restore?.();
+  });
+
+  const lines = (): Record<string, unknown>[] =>
+    captured
+      .join('')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  /** The request log line for a response; log writes may trail the response by a tick, so wait for it. */
+  async function requestLine(response: Response): Promise<Record<string, unknown>> {
+    const id = response.headers['request-id'];
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const line = lines().find((l) => (l.req as { id?: unknown } | undefined)?.id === id && l.res !== undefined);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no request log line for Request-Id ${id}`);
+  }
+
+  it('writes JSON lines that can be captured at all', async () => {
+    const response = await t.http().get('/healthz');
+    const line = await requestLine(response);
+    expect(line).toMatchObject({ req: { id: response.headers['request-id'], method: 'GET', url: '/healthz' } });
+  });
+
+  it('never writes a secret, wherever the caller put it, and tags each request line with its Request-Id', async () => {
+    const tenant = await createTenant(t);
+    const admin = tenant.admin.secret;
+    const unknown = generateSecret();
+    const responses: Response[] = [];
+    const secrets = [OPERATOR_KEY, admin, unknown];
+
+    // A valid key in the header, an unknown one, and keys pushed into the URL (refused, but still logged).
+    responses.push(await t.http().get('/v1/stores').set(bearer(admin)));
+    responses.push(await t.http().get('/v1/stores').set(bearer(unknown)));
+    responses.push(await t.http().get(`/v1/stores?access_token=${admin}`).set(bearer(admin)));
+    responses.push(await t.http().get(`/v1/stores?api_key=${admin}`));
+    responses.push(await t.http().get(`/v1/stores?limit=2&q=${admin}`).set(bearer(admin)));
+    responses.push(await t.http().get(`/v1/api-keys/${admin}`).set(bearer(admin)));
+    responses.push(await t.http().get(`/no/such/route?token=${admin}`));
+    responses.push(await t.http().post('/v1/stores').set(bearer(admin)).send({ name: 'Logged', access_token: admin }));
+
+    // Responses that carry secrets: a new merchant and a new key.
+    const merchant = await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: 'Logged merchant' });
+    expect(merchant.status).toBe(201);
+    secrets.push(merchant.body.api_key.secret);
+    responses.push(merchant);
+    const issued = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(admin))
+      .send({ name: 'logged key', scopes: ['fit'], store_id: tenant.storeId });
+    expect(issued.status).toBe(201);
+    secrets.push(issued.body.secret);
+    responses.push(issued);
+    responses.push(await t.http().get('/v1/api-keys').set(bearer(admin)).set('Request-Id', 'caller-trace-1'));
+
+    for (const response of responses) {
+      const line = await requestLine(response);
+      expect((line.req as { id: string }).id).toBe(response.headers['request-id']);
+      expect(line.res).toMatchObject({ statusCode: response.status });
+    }
+    expect(lines().some((l) => (l.req as { id?: string } | undefined)?.id === 'caller-trace-1')).toBe(true);
+
+    // The URLs that carried a key were logged, blanked.
+    const refused = await requestLine(responses[2]);
+    expect(refused).toMatchObject({ req: { method: 'GET', url: '/v1/stores?access_token=[REDACTED]' }, res: { statusCode: 400 } });
+
+    const log = captured.join('');
+    for (const secret of secrets) {
+      expect(log).not.toContain(secret);
+      // The part after `sfk_`/`sfo_` identifies the secret even when the prefix is encoded or cut off.
+      expect(log).not.toContain(secret.slice(4));
+      expect(log).not.toContain(secret.slice(4, 30));
+    }
+  });
+
+  it('never writes a secret pushed into the URL in percent-encoded form', async () => {
+    const { admin } = await createTenant(t);
+    const encoded = [
+      `/v1/stores?q=${admin.secret.replace('_', '%5F')}`,
+      `/v1/stores?q=%73%66%6B_${admin.secret.slice(4)}`,
+      `/v1/stores?access%5Ftoken=${admin.secret.replace('_', '%5F')}`,
+    ];
+    for (const url of encoded) {
+      const response = await t.http().get(url).set(bearer(admin.secret));
+      expect(response.status).toBe(400);
+      await requestLine(response);
+    }
+    expect(captured.join('')).not.toContain(admin.secret.slice(4));
+  });
+
+  it('never writes the Authorization header', async () => {
+    const { admin } = await createTenant(t);
+    const response = await t.http().get('/v1/merchant').set(bearer(admin.secret));
+    await requestLine(response);
+    expect(captured.join('')).not.toMatch(/Bearer\s+sf[ko]_/);
+    expect(captured.join('')).not.toContain(admin.secret.slice(4));
+  });
+});

@@ -1,0 +1,148 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Client } from 'pg';
+import { type AppConfig, ConfigError } from '../../src/config/app.config.js';
+import { openDatabase } from '../../src/database/database.js';
+import { bearer, startApp, testConfig } from '../support/app.js';
+
+const onPostgres = process.env.DATABASE_URL !== undefined;
+
+/** Runs `start` while capturing what the service writes to stdout. */
+async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T; output: string }> {
+  let output = '';
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    output += chunk.toString();
+    return true;
+  });
+  try {
+    return { result: await start(), output };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+// The embedded start-up is the same whatever DATABASE_URL says; run it in the embedded pass of the suite only.
+(onPostgres ? describe.skip : describe)('start-up on the embedded database', () => {
+  let dataDir: string;
+  let embedded: Partial<AppConfig>;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'size-fit-'));
+    embedded = { databaseUrl: null, dataDir, operatorBootstrapKey: null };
+  });
+  afterEach(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}.lock`, { recursive: true, force: true });
+    rmSync(`${dataDir}.owner`, { force: true });
+  });
+
+  it('creates an operator key on first start, prints it once, and keeps data across restarts', async () => {
+    const first = await capturingStdout(() => startApp(embedded));
+    const printed = first.output.match(/sfo_[0-9A-Za-z]{46}/g) ?? [];
+    expect(printed).toHaveLength(1);
+    const operatorKey = printed[0] as string;
+    const merchant = await first.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Kept' });
+    expect(merchant.status).toBe(201);
+    await first.result.close();
+
+    const second = await capturingStdout(() => startApp(embedded));
+    try {
+      expect(second.output).not.toMatch(/sfo_/);
+      const again = await second.result.http().get('/v1/merchant').set(bearer(merchant.body.api_key.secret));
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(merchant.body.merchant);
+      const another = await second.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Later' });
+      expect(another.status).toBe(201);
+    } finally {
+      await second.result.close();
+    }
+  });
+
+  it('stores only the digest of the operator key it created', async () => {
+    const started = await capturingStdout(() => startApp(embedded));
+    const secret = started.output.match(/sfo_[0-9A-Za-z]{46}/)?.[0] as string;
+    const { DataSource } = await import('typeorm');
+    const rows = await started.result.app.get(DataSource).query('SELECT * FROM operator_keys');
+    await started.result.close();
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    expect(JSON.stringify(rows)).not.toContain(secret.slice(4, 20));
+  });
+
+  it('refuses to open a data directory another instance holds', async () => {
+    const holder = await capturingStdout(() => startApp(embedded));
+    try {
+      const second = openDatabase(testConfig(embedded));
+      await expect(second).rejects.toThrow(ConfigError);
+      await expect(second).rejects.toThrow(/DATA_DIR .* is in use by another process/);
+    } finally {
+      await holder.result.close();
+    }
+    const reopened = await openDatabase(testConfig(embedded));
+    await reopened.destroy();
+  });
+
+  it('takes over at once a fresh lock whose recorded holder on this host has exited', async () => {
+    const lock = `${dataDir}.lock`;
+    mkdirSync(lock);
+    const exited = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(`${dataDir}.owner`, JSON.stringify({ pid: exited, hostname: hostname() }));
+
+    const database = await openDatabase(testConfig(embedded));
+    await database.destroy();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('still refuses a fresh lock whose recorded holder runs, or runs on another host', async () => {
+    mkdirSync(`${dataDir}.lock`);
+    for (const owner of [
+      { pid: process.ppid, hostname: hostname() },
+      { pid: 999_999_999, hostname: 'elsewhere' },
+    ]) {
+      writeFileSync(`${dataDir}.owner`, JSON.stringify(owner));
+      await expect(openDatabase(testConfig(embedded))).rejects.toThrow(/DATA_DIR .* is in use by another process/);
+    }
+  });
+
+  it('takes over the lock a crashed process left behind once it is stale', async () => {
+    const lock = `${dataDir}.lock`;
+    mkdirSync(lock);
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, longAgo, longAgo);
+
+    const database = await openDatabase(testConfig(embedded));
+    await database.destroy();
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('start-up on PostgreSQL', () => {
+  it('stops with one readable line when PostgreSQL is unreachable', async () => {
+    const config = testConfig({ databaseUrl: 'postgres://size:hunter2@127.0.0.1:1/nowhere' });
+    const failure = openDatabase(config);
+    await expect(failure).rejects.toThrow(ConfigError);
+    await expect(failure).rejects.toThrow('cannot reach PostgreSQL at 127.0.0.1:1/nowhere (ECONNREFUSED)');
+    await expect(failure).rejects.not.toThrow(/hunter2/);
+  });
+
+  (onPostgres ? it : it.skip)('migrates a fresh database once when instances start together', async () => {
+    const url = new URL(process.env.DATABASE_URL as string);
+    const name = `size_fit_migrate_${process.pid}_${Date.now()}`;
+    const admin = new Client({ connectionString: url.toString() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      url.pathname = `/${name}`;
+      const config = testConfig({ databaseUrl: url.toString() });
+      const instances = await Promise.all([openDatabase(config), openDatabase(config), openDatabase(config)]);
+      const applied = await instances[0].query('SELECT name FROM schema_migrations');
+      await Promise.all(instances.map((instance) => instance.destroy()));
+      expect(applied).toHaveLength(instances[0].migrations.length);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+});
