@@ -12,6 +12,7 @@ import { ProblemsModule } from './common/problems/problems.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';
+import { Transactions } from './database/transactions.js';
 import { FitModule } from './fit/fit.module.js';
 import { EventsModule } from './events/events.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -50,10 +51,11 @@ export class AppModule implements NestModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        Transactions,
         { provide: APP_PIPE, useClass: StrictValidationPipe },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG],
+      exports: [APP_CONFIG, Transactions],
       global: true,
     };
   }

@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /** Deadlock and serialization failure: the database rolled the transaction back and asks for it to be run again. */
@@ -38,4 +40,17 @@ export async function retried<T>(work: () => Promise<T>): Promise<T> {
  */
 export function transaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   return retried(() => dataSource.transaction(work));
+}
+
+/**
+ * `transaction` for services: they inject this and their repositories, never the `DataSource`. Repository methods
+ * that may run inside a transaction take its `manager` as their first argument.
+ */
+@Injectable()
+export class Transactions {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return transaction(this.dataSource, work);
+  }
 }
