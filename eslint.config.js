@@ -5,6 +5,43 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Each feature folder under src/ and the files of it that other features may import: its Nest module (to import it),
+ * the providers that module exports, and the types and pure helpers those providers speak in. Everything else in a
+ * feature is its own; `import-x/no-restricted-paths` fails the build on a reach past that wall.
+ */
+const PUBLIC = {
+  auth: [
+    'auth.module.ts',
+    'access.decorators.ts',
+    'principal.ts',
+    'api-keys.service.ts',
+    'console-accounts.service.ts',
+    'console-credentials.ts',
+    'key-secret.ts',
+    'scopes.ts',
+    'dto',
+  ],
+  merchants: [],
+  stores: ['stores.module.ts', 'stores.service.ts', 'store.entity.ts', 'dto'],
+  catalog: ['catalog.module.ts', 'catalog-references.ts', 'catalog-lookups.service.ts'],
+  fit: ['engine'],
+  events: ['events.module.ts', 'session-events.service.ts'],
+  metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
+  console: [],
+  health: [],
+};
+const featureWalls = Object.keys(PUBLIC).flatMap((target) =>
+  Object.entries(PUBLIC)
+    .filter(([from]) => from !== target)
+    .map(([from, open]) => ({
+      target: `./src/${target}`,
+      from: `./src/${from}`,
+      except: open.map((path) => `./${path}`),
+      message: `${from} is reached through what it exports (eslint.config.js, PUBLIC)`,
+    })),
+);
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/.state/', 'public/'] },
   js.configs.recommended,
@@ -17,6 +54,7 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-duplicates': 'error',
       'import-x/no-self-import': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: featureWalls }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },

@@ -3,8 +3,8 @@
  * and no ORM. `node:http` + `pg`, one file. The bench (bench/run.ts) starts it as a child process on the same
  * database as the service and puts the same load on both; the service's figures are read against it.
  *
- * Per request, the same database work as `POST /v1/stores/{id}/events` (src/auth/api-keys.service.ts,
- * src/events/events.service.ts) for an event that names no product, variant, session or order line:
+ * Per request, the same database work as `POST /v1/stores/{id}/events` (src/auth/api-keys.repository.ts,
+ * src/events/events.repository.ts) for an event that names no product, variant, session or order line:
  *
  *   1. the bearer key looked up by its SHA-256 digest (active: not revoked, not expired), its scope and store checked
  *      (a store-bound key may only name its own store; the composite foreign key keeps that store in its merchant);

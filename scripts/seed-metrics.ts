@@ -13,7 +13,7 @@
  * through answers and decision so that every seeded session carries the jsonb of a real one. Then, in one
  * transaction on one connection, sessions and integration events are generated server-side (`CREATE TEMP TABLE …
  * AS SELECT … FROM generate_series`), and the summaries the metrics read are derived from the generated events with
- * the rules of src/events/line-summaries.ts: `sessions.first_purchased_at` (earliest purchase naming the session),
+ * the rules of src/events/line-summaries.repository.ts: `sessions.first_purchased_at` (earliest purchase naming the session),
  * `order_lines` (earliest size return / kept / size exchange per line) and `session_lines` (one row per session
  * and line a purchase links, with `session_recommended` and `shared`). Before commit, every invariant is checked
  * against the stored `events` and `sessions` and the seed fails on any mismatch. VACUUM ANALYZE last, so the
@@ -258,7 +258,7 @@ async function createStore(api: SeedOptions['api']) {
 }
 
 /**
- * Counts, for one store, the rows that break an invariant ingestion keeps (src/events/line-summaries.ts), all
+ * Counts, for one store, the rows that break an invariant ingestion keeps (src/events/line-summaries.repository.ts), all
  * recomputed from `events` and `sessions`: every count is 0 on a consistent store. `$1`: the store id.
  */
 export const SUMMARY_INVARIANTS = `

@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { loadavg } from 'node:os';
 import type pg from 'pg';
+import { MetricsRepository } from '../../src/metrics/metrics.repository.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import type { Store } from '../../src/stores/store.entity.js';
 import type { Json } from './service.js';
@@ -119,8 +120,8 @@ export async function checkMetrics(db: pg.Client, get: Get, storeId: string, log
 }
 
 /**
- * The statement and parameters the service runs for one request: MetricsService itself, over a data source that
- * records the query instead of running it. Same SQL, same parameters (observed_through is the clock, as there).
+ * The statement and parameters the service runs for one request: MetricsService itself, over a repository whose data
+ * source records the query instead of running it. Same SQL, same parameters (observed_through is the clock, as there).
  */
 function statementOf(storeId: string, kind: 'summary' | 'daily', days: number): Promise<{ sql: string; params: unknown[] }> {
   return new Promise((resolve, reject) => {
@@ -130,7 +131,7 @@ function statementOf(storeId: string, kind: 'summary' | 'daily', days: number): 
         return [];
       },
     };
-    const service = new MetricsService(recorder as never);
+    const service = new MetricsService(new MetricsRepository({ manager: recorder } as never));
     service[kind]({ id: storeId } as Store, range(days)).catch(reject);
   });
 }

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { Scope } from './api-key.entity.js';
+import type { Scope } from './scopes.js';
 
 export const ACCESS_RULE = 'size-fit:access-rule';
 export const STORE_PARAM = 'store_id';

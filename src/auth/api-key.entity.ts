@@ -1,7 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-
-export const SCOPES = ['admin', 'catalog', 'fit', 'events', 'analytics'] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from './scopes.js';
 
 @Entity({ name: 'api_keys' })
 @Index('api_keys_merchant_id_idx', ['merchantId', 'id'])

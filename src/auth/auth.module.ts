@@ -1,24 +1,32 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access.guard.js';
 import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { ConsoleAccessController } from './console-access.controller.js';
+import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
 import { KeyAccess } from './key-access.js';
 import { OperatorKeyService } from './operator-key.service.js';
+import { OperatorKeysRepository } from './operator-keys.repository.js';
 import { StoreAccess } from './store-access.js';
 
 @Module({
-  imports: [PassportModule.register({ session: false })],
+  // StoresModule: the store a route names (StoreAccess) and the store a new key is bound to (StoresService).
+  imports: [PassportModule.register({ session: false }), StoresModule],
   controllers: [ApiKeysController, ConsoleAccessController],
   providers: [
     ApiKeysService,
+    ApiKeysRepository,
     ConsoleAccountsService,
+    ConsoleAccountsRepository,
     OperatorKeyService,
+    OperatorKeysRepository,
     BearerStrategy,
     KeyAccess,
     ConsoleSessionAccess,

@@ -1,34 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { isId, newId } from '../common/http/ids.js';
-import { type Page, type PageQuery, paginate } from '../common/http/pagination.js';
+import type { Page, PageQuery } from '../common/http/pagination.js';
 import { RateLimitStore } from '../common/http/rate-limit-store.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
+import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountResponse } from './dto/console-account.response.js';
 import { newToken } from './console-credentials.js';
 import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { ConsoleIdentity } from './principal.js';
 import { dummyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength, verifyPassword } from './passwords.js';
-import { transaction } from '../database/transactions.js';
+import { Transactions } from '../database/transactions.js';
 
-/** A session ends after this long without a request… */
-export const SESSION_IDLE_MINUTES = 30;
-/** …and this long after sign-in, whichever comes first. */
-export const SESSION_MAX_HOURS = 12;
-/** `refreshed_at` moves at most this often, so most requests only read the session. */
-const REFRESH_RESOLUTION_SECONDS = 60;
+export { SESSION_IDLE_MINUTES, SESSION_MAX_HOURS } from './console-accounts.repository.js';
 
 const EMAIL_MAX_LENGTH = 254;
 /** An email names accounts in at most a few merchants; each one costs a password check at sign-in. */
 const ACCOUNTS_PER_EMAIL_CHECKED = 5;
-
-/** The account's key is live: neither revoked nor expired. Sign-in, sessions and sign-up all ask it. */
-const LIVE_KEY = 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())';
 
 export interface SignUp {
   readonly adminKey: string;
@@ -52,7 +44,9 @@ export class ConsoleAccountsService {
   private readonly throttle: LoginThrottle;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly accounts: ConsoleAccountsRepository,
+    private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly apiKeys: ApiKeysService,
     limits: RateLimitStore,
@@ -93,25 +87,22 @@ export class ConsoleAccountsService {
     if (errors.length || !key) return { ok: false, errors };
 
     const passwordHash = await hashPassword(form.password);
-    const created = await transaction(this.dataSource, async (manager) => {
+    const created = await this.transactions.run(async (manager) => {
       // The key's row lock orders this sign-up with a revocation of the key: either the revocation sees the account
       // and removes it, or this sees the key revoked and creates nothing.
-      const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [key.id])) as unknown[];
+      const live = await this.keys.lockIfLive(manager, key.id);
       if (!live) return 'key_gone' as const;
       // An account whose key has expired holds its email until someone signs up with a live key.
-      await manager.query(
-        `DELETE FROM console_accounts a USING api_keys k
-          WHERE k.id = a.api_key_id AND a.merchant_id = $1 AND a.email = $2 AND NOT (${LIVE_KEY})`,
-        [key.merchantId, email],
-      );
-      const inserted = (await manager.query(
-        `INSERT INTO console_accounts (id, merchant_id, api_key_id, email, password_hash, last_signed_in_at)
-         VALUES ($1, $2, $3, $4, $5, now())
-         ON CONFLICT ON CONSTRAINT console_accounts_merchant_email_key DO NOTHING RETURNING id`,
-        [newId(), key.merchantId, key.id, email, passwordHash],
-      )) as Array<{ id: string }>;
-      if (!inserted.length) return 'email_taken' as const;
-      return { token: await this.startSession(manager.getRepository(ConsoleSession), inserted[0].id) };
+      await this.accounts.deleteHeldByDeadKey(manager, key.merchantId, email);
+      const accountId = await this.accounts.insert(manager, {
+        id: newId(),
+        merchantId: key.merchantId,
+        apiKeyId: key.id,
+        email,
+        passwordHash,
+      });
+      if (accountId === null) return 'email_taken' as const;
+      return { token: await this.startSession(manager, accountId) };
     });
     if (typeof created === 'object') return { ok: true, token: created.token };
     await this.throttle.failed(null, address);
@@ -135,12 +126,7 @@ export class ConsoleAccountsService {
     const wait = await this.throttle.waitSeconds(email, address);
     if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
 
-    const candidates = (await this.dataSource.query(
-      `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys k ON k.id = a.api_key_id
-        WHERE a.email = $1 AND ${LIVE_KEY}
-        ORDER BY a.last_signed_in_at DESC NULLS LAST, a.id DESC LIMIT $2`,
-      [email, ACCOUNTS_PER_EMAIL_CHECKED],
-    )) as Array<{ id: string; password_hash: string }>;
+    const candidates = await this.accounts.signInCandidates(email, ACCOUNTS_PER_EMAIL_CHECKED);
     let accountId: string | null = null;
     for (const candidate of candidates) {
       if (await verifyPassword(password, candidate.password_hash)) {
@@ -155,32 +141,16 @@ export class ConsoleAccountsService {
     }
     await this.throttle.succeeded(email);
     // Sign-in is when ended sessions are swept: people sign in far less often than they make requests.
-    await this.dataSource.query(`DELETE FROM console_sessions WHERE expires_at <= now()`);
-    await this.dataSource.query(`UPDATE console_accounts SET last_signed_in_at = now() WHERE id = $1`, [accountId]);
-    return { ok: true, token: await this.startSession(this.dataSource.getRepository(ConsoleSession), accountId) };
+    await this.accounts.deleteEndedSessions();
+    await this.accounts.markSignedIn(accountId);
+    return { ok: true, token: await this.startSession(null, accountId) };
   }
 
   /** The live session of a cookie token, refreshing its idle expiry; null when there is none or its key is not live. */
   async authenticate(token: string): Promise<ConsoleIdentity | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT s.id AS session_id, s.refreshed_at < now() - make_interval(secs => $2) AS stale,
-              a.id AS account_id, a.merchant_id, a.email
-         FROM console_sessions s
-         JOIN console_accounts a ON a.id = s.account_id
-         JOIN api_keys k ON k.id = a.api_key_id
-        WHERE s.token_digest = $1 AND s.expires_at > now() AND ${LIVE_KEY}`,
-      [digestSecret(token), REFRESH_RESOLUTION_SECONDS],
-    )) as Array<{ session_id: string; stale: boolean; account_id: string; merchant_id: string; email: string }>;
+    const row = await this.accounts.findLiveSession(digestSecret(token));
     if (!row) return null;
-    if (row.stale) {
-      await this.dataSource.query(
-        `UPDATE console_sessions
-            SET refreshed_at = now(),
-                expires_at = least(now() + make_interval(mins => $2), created_at + make_interval(hours => $3))
-          WHERE id = $1 AND expires_at > now()`,
-        [row.session_id, SESSION_IDLE_MINUTES, SESSION_MAX_HOURS],
-      );
-    }
+    if (row.stale) await this.accounts.refreshSession(row.session_id);
     return { sessionId: row.session_id, accountId: row.account_id, merchantId: row.merchant_id, email: row.email };
   }
 
@@ -191,11 +161,7 @@ export class ConsoleAccountsService {
   async changePassword(identity: ConsoleIdentity, current: string, next: string, address: string): Promise<PasswordChangeResult> {
     const wait = await this.throttle.waitSeconds(identity.email, address);
     if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
-    const [account] = (await this.dataSource.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [
-      identity.accountId,
-    ])) as Array<{
-      password_hash: string;
-    }>;
+    const account = await this.accounts.findPasswordHash(identity.accountId);
     if (!account || !(await verifyPassword(current, account.password_hash))) {
       await this.throttle.failed(identity.email, address);
       return {
@@ -206,50 +172,36 @@ export class ConsoleAccountsService {
     const errors = passwordErrors(next, identity.email);
     if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
     const passwordHash = await hashPassword(next);
-    const token = await transaction(this.dataSource, async (manager) => {
-      await manager.query(`UPDATE console_accounts SET password_hash = $2 WHERE id = $1`, [identity.accountId, passwordHash]);
-      await manager.query(`DELETE FROM console_sessions WHERE account_id = $1`, [identity.accountId]);
-      return this.startSession(manager.getRepository(ConsoleSession), identity.accountId);
+    const token = await this.transactions.run(async (manager) => {
+      await this.accounts.setPasswordHash(manager, identity.accountId, passwordHash);
+      await this.accounts.deleteSessionsOf(manager, identity.accountId);
+      return this.startSession(manager, identity.accountId);
     });
     return { ok: true, token };
   }
 
   /** The merchant's accounts whose key is live, newest first: everyone who can sign in to its console. */
   list(merchantId: string, page: PageQuery): Promise<Page<ConsoleAccountResponse>> {
-    const query = this.dataSource
-      .getRepository(ConsoleAccount)
-      .createQueryBuilder('account')
-      .innerJoinAndSelect('account.apiKey', 'k')
-      .where('account.merchant_id = :merchantId', { merchantId })
-      .andWhere(LIVE_KEY);
-    return paginate(query, page, ConsoleAccountResponse.from);
+    return this.accounts.listLive(merchantId, page, ConsoleAccountResponse.from);
   }
 
   /** Removes an account of the merchant, and with it every session: its next request is signed out. */
   async remove(merchantId: string, accountId: string): Promise<void> {
-    const removed = isId(accountId) ? await this.dataSource.getRepository(ConsoleAccount).delete({ id: accountId, merchantId }) : null;
-    if (!removed?.affected) throw ProblemError.notFound('console account');
+    const removed = isId(accountId) ? await this.accounts.delete(merchantId, accountId) : 0;
+    if (!removed) throw ProblemError.notFound('console account');
   }
 
   /** Ends the session of a cookie token, if it has one. */
   async logOut(token: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM console_sessions WHERE token_digest = $1`, [digestSecret(token)]);
+    await this.accounts.deleteSession(digestSecret(token));
   }
 
-  private async startSession(sessions: Repository<ConsoleSession>, accountId: string): Promise<string> {
+  /** Starts a session of the account, in the transaction of `manager` when one is given, and returns its cookie token. */
+  private async startSession(manager: EntityManager | null, accountId: string): Promise<string> {
     const token = newToken();
-    await sessions
-      .createQueryBuilder()
-      .insert()
-      .values({
-        id: newId(),
-        accountId,
-        tokenDigest: digestSecret(token),
-        createdAt: () => 'now()',
-        refreshedAt: () => 'now()',
-        expiresAt: () => `now() + interval '${SESSION_IDLE_MINUTES} minutes'`,
-      })
-      .execute();
+    const session = { id: newId(), accountId, tokenDigest: digestSecret(token) };
+    if (manager === null) await this.accounts.insertSession(session);
+    else await this.accounts.insertSessionIn(manager, session);
     return token;
   }
 }

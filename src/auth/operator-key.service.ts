@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { newId } from '../common/http/ids.js';
-import { OperatorKey } from './api-key.entity.js';
 import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from './key-secret.js';
+import { OperatorKeysRepository } from './operator-keys.repository.js';
 
 /**
  * The operator bootstrap key, the only credential that may create merchants. Only its SHA-256 digest is kept: in
@@ -18,7 +16,7 @@ export class OperatorKeyService implements OnApplicationBootstrap {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly operatorKeys: OperatorKeysRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -26,15 +24,14 @@ export class OperatorKeyService implements OnApplicationBootstrap {
       this.digest = digestSecret(this.config.operatorBootstrapKey);
       return;
     }
-    const repository = this.dataSource.getRepository(OperatorKey);
-    const stored = await repository.findOne({ where: {}, order: { createdAt: 'ASC' } });
+    const stored = await this.operatorKeys.findFirst();
     if (stored) {
       this.digest = stored.secretDigest;
       this.logger.log('operator bootstrap key: using the one created on first start (set OPERATOR_BOOTSTRAP_KEY to replace it)');
       return;
     }
     const secret = generateSecret(OPERATOR_KEY_PREFIX);
-    await repository.insert({ id: newId(), secretDigest: digestSecret(secret) });
+    await this.operatorKeys.insert({ id: newId(), secretDigest: digestSecret(secret) });
     this.digest = digestSecret(secret);
     // Printed straight to the terminal, once, and never logged: this is the only time anyone sees it.
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Scope } from './api-key.entity.js';
+import type { Scope } from './scopes.js';
 import type { Store } from '../stores/store.entity.js';
 
 /** A signed-in console user, as the access guard establishes it. */

@@ -1,22 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { newId } from '../common/http/ids.js';
-import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
+import type { Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
-import { Product, ProductType } from './catalog.entities.js';
+import type { ProductType } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
 import { type CreateProductTypeRequest, ProductTypeResponse, type UpdateProductTypeRequest } from './dto/product-type.dto.js';
-import { transaction } from '../database/transactions.js';
+import { Transactions } from '../database/transactions.js';
+import { ProductTypesRepository } from './product-types.repository.js';
+import { ProductsRepository } from './products.repository.js';
 
 @Injectable()
 export class ProductTypesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly types: ProductTypesRepository,
+    private readonly products: ProductsRepository,
+  ) {}
 
   async create(store: Store, request: CreateProductTypeRequest): Promise<ProductTypeResponse> {
     const id = newId();
-    await this.dataSource.manager.insert(ProductType, {
+    await this.types.insert({
       id,
       merchantId: store.merchantId,
       storeId: store.id,
@@ -28,32 +31,32 @@ export class ProductTypesService {
   }
 
   list(store: Store, page: PageQuery): Promise<Page<ProductTypeResponse>> {
-    return paginate(queryInStore(this.dataSource.manager, ProductType, 'type', store), page, ProductTypeResponse.from);
+    return this.types.list(store, page, ProductTypeResponse.from);
   }
 
   async get(store: Store, id: string): Promise<ProductTypeResponse> {
-    return ProductTypeResponse.from(await findInStore(this.dataSource.manager, ProductType, store, id, 'product type'));
+    return ProductTypeResponse.from(await this.types.get(store, id));
   }
 
   async update(store: Store, id: string, request: UpdateProductTypeRequest): Promise<ProductTypeResponse> {
-    const type = await findInStore(this.dataSource.manager, ProductType, store, id, 'product type');
+    const type = await this.types.get(store, id);
     const changes: Partial<ProductType> = {
       ...(request.name !== undefined ? { name: request.name } : {}),
       ...(request.category !== undefined ? { category: request.category } : {}),
       ...(request.zone_weights !== undefined ? { zoneWeights: request.zone_weights } : {}),
     };
-    if (Object.keys(changes).length) await this.dataSource.manager.update(ProductType, { id: type.id }, changes);
+    if (Object.keys(changes).length) await this.types.update(type.id, changes);
     return this.get(store, type.id);
   }
 
   /** A type that products use (archived ones included) cannot go: 409 `in_use`. */
   async delete(store: Store, id: string): Promise<void> {
-    await transaction(this.dataSource, async (manager) => {
-      const type = await findInStore(manager, ProductType, store, id, 'product type', { lock: true });
-      if (await manager.existsBy(Product, { productTypeId: type.id })) {
+    await this.transactions.run(async (manager) => {
+      const type = await this.types.lock(manager, store, id);
+      if (await this.products.existWithType(manager, type.id)) {
         throw inUse('Products use this product type; give them another type or delete them first');
       }
-      await manager.delete(ProductType, { id: type.id });
+      await this.types.delete(manager, type.id);
     });
   }
 }

@@ -1,28 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { newId } from '../common/http/ids.js';
-import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import type { Page, PageQuery } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
 import { CatalogReferences } from './catalog-references.js';
-import { type MeasurementType, Product, SizeChart, type SizeDefinition, Variant } from './catalog.entities.js';
+import type { MeasurementType, SizeChart, SizeDefinition } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
-import { type Removal, removeOrArchive } from '../common/http/removal.js';
+import type { Removal } from '../common/http/removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
-import { transaction } from '../database/transactions.js';
+import { Transactions } from '../database/transactions.js';
+import { ProductsRepository } from './products.repository.js';
+import { SizeChartsRepository } from './size-charts.repository.js';
 
 @Injectable()
 export class SizeChartsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly charts: SizeChartsRepository,
+    private readonly products: ProductsRepository,
     private readonly references: CatalogReferences,
   ) {}
 
   async create(store: Store, request: CreateSizeChartRequest): Promise<SizeChartResponse> {
     const id = newId();
-    await this.dataSource.manager.insert(SizeChart, {
+    await this.charts.insert({
       id,
       merchantId: store.merchantId,
       storeId: store.id,
@@ -37,17 +38,17 @@ export class SizeChartsService {
   }
 
   list(store: Store, page: PageQuery): Promise<Page<SizeChartResponse>> {
-    return paginate(queryInStore(this.dataSource.manager, SizeChart, 'chart', store), page, SizeChartResponse.from);
+    return this.charts.list(store, page, SizeChartResponse.from);
   }
 
   async get(store: Store, id: string): Promise<SizeChartResponse> {
-    return SizeChartResponse.from(await findInStore(this.dataSource.manager, SizeChart, store, id, 'size chart'));
+    return SizeChartResponse.from(await this.charts.get(store, id));
   }
 
   /** `sizes` replaces every size; a label that variants use must stay. */
   async update(store: Store, id: string, request: UpdateSizeChartRequest): Promise<SizeChartResponse> {
-    await transaction(this.dataSource, async (manager) => {
-      const chart = await findInStore(manager, SizeChart, store, id, 'size chart', { lock: true });
+    await this.transactions.run(async (manager) => {
+      const chart = await this.charts.lock(manager, store, id);
       const measurementType = request.measurement_type ?? chart.measurementType;
       const changes: Partial<SizeChart> = {
         ...(request.name !== undefined ? { name: request.name } : {}),
@@ -56,10 +57,10 @@ export class SizeChartsService {
         easeCm: easeFor(measurementType, request.ease_cm ?? (measurementType === chart.measurementType ? chart.easeCm : undefined)),
       };
       if (request.sizes !== undefined) {
-        await refuseDroppedLabels(manager, chart, request.sizes);
+        refuseDroppedLabels(await this.products.sizeLabelsOnChart(manager, chart.id), request.sizes);
         changes.sizes = request.sizes;
       }
-      await manager.update(SizeChart, { id: chart.id }, changes);
+      await this.charts.update(manager, chart.id, changes);
     });
     return this.get(store, id);
   }
@@ -69,15 +70,14 @@ export class SizeChartsService {
    * to is archived; otherwise it is deleted.
    */
   async delete(store: Store, id: string): Promise<Removal<SizeChartResponse>> {
-    return transaction(this.dataSource, async (manager) => {
-      const chart = await findInStore(manager, SizeChart, store, id, 'size chart', { lock: true });
-      if (await manager.existsBy(Product, { sizeChartId: chart.id, archivedAt: IsNull() })) {
+    return this.transactions.run(async (manager) => {
+      const chart = await this.charts.lock(manager, store, id);
+      if (await this.products.existActiveWithChart(manager, chart.id)) {
         throw inUse('Products use this size chart; give them another chart or delete them first');
       }
       const referred =
-        (await manager.existsBy(Product, { sizeChartId: chart.id })) ||
-        (await this.references.isReferenced(manager, 'size_chart', chart.id));
-      return removeOrArchive(manager, SizeChart, chart, referred, SizeChartResponse.from);
+        (await this.products.existWithChart(manager, chart.id)) || (await this.references.isReferenced(manager, 'size_chart', chart.id));
+      return this.charts.removeOrArchive(manager, chart, referred, SizeChartResponse.from);
     });
   }
 }
@@ -96,15 +96,10 @@ function easeFor(type: MeasurementType, easeCm: number | null | undefined): numb
   return easeCm;
 }
 
-async function refuseDroppedLabels(manager: EntityManager, chart: SizeChart, sizes: SizeDefinition[]): Promise<void> {
+/** `used`: the labels that variants of the chart's products use. */
+function refuseDroppedLabels(used: string[], sizes: SizeDefinition[]): void {
   const kept = new Set(sizes.map((size) => size.label));
-  const used = await manager
-    .createQueryBuilder(Variant, 'variant')
-    .innerJoin(Product, 'product', 'product.id = variant.product_id')
-    .select('DISTINCT variant.size_label', 'label')
-    .where('product.size_chart_id = :chartId', { chartId: chart.id })
-    .getRawMany<{ label: string }>();
-  const dropped = used.map((row) => row.label).filter((label) => !kept.has(label));
+  const dropped = used.filter((label) => !kept.has(label));
   if (dropped.length) {
     throw ProblemError.field(
       'sizes',

@@ -9,6 +9,7 @@ import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
 import { ConsoleStoresController } from './console-stores.controller.js';
+import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformController } from './platform.controller.js';
 import { PlatformService } from './platform.service.js';
 
@@ -17,7 +18,13 @@ import { PlatformService } from './platform.service.js';
   imports: [AuthModule, StoresModule, MetricsModule],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
-  providers: [PageSender, PlatformService, ConsolePageFilter, { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages }],
+  providers: [
+    PageSender,
+    PlatformService,
+    PlatformConnectionsRepository,
+    ConsolePageFilter,
+    { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages },
+  ],
   // The service's error filter answers console addresses that reach no route with the console's pages.
   exports: [PROBLEM_PAGES],
 })

@@ -1,22 +1,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { ConsoleIdentity } from '../auth/principal.js';
 import { newToken } from '../auth/console-credentials.js';
 import { digestSecret } from '../auth/key-secret.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import type { Store } from '../stores/store.entity.js';
+import { StoresService } from '../stores/stores.service.js';
 import { ConsoleError } from './console-error.js';
-import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
+import { PlatformConnectionsRepository } from './platform-connections.repository.js';
+import type { PlatformConnection } from './platform.entities.js';
 import { sealToken } from './token-seal.js';
-import { transaction } from '../database/transactions.js';
+import { Transactions } from '../database/transactions.js';
 
 /** Shop domains as the platform issues them (contract §8). */
 export const SHOP_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 export const CALLBACK_PATH = '/console/platform/callback';
-const STATE_LIFETIME_MINUTES = 10;
 const TIMESTAMP_TOLERANCE_SECONDS = 90;
 const CALLBACK_PARAMS = ['code', 'hmac', 'shop', 'state', 'timestamp'] as const;
 
@@ -90,7 +89,9 @@ export class PlatformService {
   private readonly logger = new Logger('Platform');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly connections: PlatformConnectionsRepository,
+    private readonly stores: StoresService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -99,7 +100,7 @@ export class PlatformService {
   }
 
   connection(store: Store): Promise<PlatformConnection | null> {
-    return this.dataSource.getRepository(PlatformConnection).findOneBy({ storeId: store.id });
+    return this.connections.findByStore(store.id);
   }
 
   /** Records a pending connection and returns the platform's authorize address to send the merchant to. */
@@ -110,19 +111,8 @@ export class PlatformService {
       throw ProblemError.field('shop', 'invalid_shop', 'Enter the shop’s domain, such as your-shop.myshopify.com');
     }
     const state = newToken();
-    const states = this.dataSource.getRepository(PlatformOAuthState);
-    await states.createQueryBuilder().delete().where('expires_at <= now()').execute();
-    await states
-      .createQueryBuilder()
-      .insert()
-      .values({
-        stateDigest: digestSecret(state),
-        sessionId: identity.sessionId,
-        storeId: store.id,
-        shop,
-        expiresAt: () => `now() + interval '${STATE_LIFETIME_MINUTES} minutes'`,
-      })
-      .execute();
+    await this.connections.deleteExpiredStates();
+    await this.connections.insertState({ stateDigest: digestSecret(state), sessionId: identity.sessionId, storeId: store.id, shop });
     const authorize = new URL(`${shopBase(platform, shop)}/admin/oauth/authorize`);
     authorize.searchParams.set('client_id', platform.clientId);
     authorize.searchParams.set('scope', platform.scopes.join(','));
@@ -151,39 +141,30 @@ export class PlatformService {
     if (!SHOP_PATTERN.test(shop)) throw failure.shop();
 
     // Deleted as it is read: a state works once, and only for the session that started it.
-    const [rows] = (await this.dataSource.query(
-      `DELETE FROM platform_oauth_states WHERE state_digest = $1 AND session_id = $2
-       RETURNING store_id, shop, expires_at > now() AS live`,
-      [digestSecret(value('state')), identity.sessionId],
-    )) as [Array<{ store_id: string; shop: string; live: boolean }>, number];
-    const pending = rows[0];
+    const pending = await this.connections.takeState(digestSecret(value('state')), identity.sessionId);
     if (!pending || !pending.live) throw failure.state();
     if (pending.shop !== shop) throw failure.shopMismatch();
 
     const granted = await this.exchange(platform, shop, value('code'), pending.store_id);
-    await transaction(this.dataSource, async (manager) => {
-      const [, updated] = (await manager.query(
-        `UPDATE stores SET platform = 'shopify', platform_shop = $3 WHERE id = $1 AND merchant_id = $2`,
-        [pending.store_id, identity.merchantId, shop],
-      )) as [unknown, number];
+    await this.transactions.run(async (manager) => {
+      const updated = await this.stores.setPlatform(manager, pending.store_id, identity.merchantId, shop);
       if (updated !== 1) throw failure.state();
-      await manager.query(
-        `INSERT INTO platform_connections (store_id, shop, scopes, token_ciphertext, connected_at, connected_by)
-         VALUES ($1, $2, $3, $4, now(), $5)
-         ON CONFLICT (store_id) DO UPDATE
-           SET shop = EXCLUDED.shop, scopes = EXCLUDED.scopes, token_ciphertext = EXCLUDED.token_ciphertext,
-               connected_at = EXCLUDED.connected_at, connected_by = EXCLUDED.connected_by`,
-        [pending.store_id, shop, granted.scope, sealToken(platform.tokenKey, pending.store_id, granted.token), identity.accountId],
-      );
+      await this.connections.upsert(manager, {
+        storeId: pending.store_id,
+        shop,
+        scopes: granted.scope,
+        tokenCiphertext: sealToken(platform.tokenKey, pending.store_id, granted.token),
+        connectedBy: identity.accountId,
+      });
     });
     return pending.store_id;
   }
 
   /** Forgets the token, and the store's `platform` fields with it: they describe the connection. */
   async disconnect(store: Store): Promise<void> {
-    await transaction(this.dataSource, async (manager) => {
-      await manager.getRepository(PlatformConnection).delete({ storeId: store.id });
-      await manager.query(`UPDATE stores SET platform = NULL, platform_shop = NULL WHERE id = $1`, [store.id]);
+    await this.transactions.run(async (manager) => {
+      await this.connections.delete(manager, store.id);
+      await this.stores.clearPlatform(manager, store.id);
     });
   }
 

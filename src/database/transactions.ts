@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
 
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     const { code, driverError } = current as { code?: unknown; driverError?: unknown };
     if (typeof code === 'string' && RETRYABLE_SQLSTATES.has(code)) return true;

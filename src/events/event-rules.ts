@@ -29,6 +29,9 @@ export interface EventDraft {
   readonly sha256: Buffer;
 }
 
+/** An event's delivery key within its store (source, external_id), as one string. */
+export const deliveryKey = (source: string, externalId: string) => JSON.stringify([source, externalId]);
+
 const FRACTION = /\.(\d+)/;
 
 /**

@@ -2,14 +2,16 @@ import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventReferences } from './event-references.js';
 import { EventsController } from './events.controller.js';
+import { EventsRepository } from './events.repository.js';
 import { EventsService } from './events.service.js';
+import { LineSummariesRepository } from './line-summaries.repository.js';
 import { SessionEventsService } from './session-events.service.js';
 
 /** Storefront and order events; exports the service through which the fit flow records its own. */
 @Module({
   imports: [CatalogModule],
   controllers: [EventsController],
-  providers: [EventsService, SessionEventsService, EventReferences],
+  providers: [EventsService, SessionEventsService, EventReferences, EventsRepository, LineSummariesRepository],
   exports: [SessionEventsService],
 })
 export class EventsModule {}

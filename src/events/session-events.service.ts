@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ServiceEventType } from './event.entity.js';
-import { markSessionRecommended } from './line-summaries.js';
-import { recordSessionEvents, type SessionRef } from './session-events.js';
+import { newId } from '../common/http/ids.js';
+import { SERVICE_SOURCE, type ServiceEventType } from './event.entity.js';
+import { EventsRepository } from './events.repository.js';
+import { LineSummariesRepository } from './line-summaries.repository.js';
+
+/** What an event needs of the session it records. */
+export interface SessionRef {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly storeId: string;
+  readonly productId: string;
+}
 
 /**
  * What the fit flow asks of the events module: the events the service is the source of, written through the manager
@@ -10,17 +19,47 @@ import { recordSessionEvents, type SessionRef } from './session-events.js';
  */
 @Injectable()
 export class SessionEventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly lineSummaries: LineSummariesRepository,
+  ) {}
+
+  /**
+   * Records events the service itself is the source of, through the manager of the transaction that changes the
+   * session: the change and its event commit together or not at all. `key` makes the delivery id unique (the session
+   * for once-per-session events, the recommendation for per-recommendation ones), so the event is never counted twice.
+   */
   record(
     manager: EntityManager,
     session: SessionRef,
     at: Date,
     events: readonly { type: ServiceEventType; key: string; variantId?: string | null }[],
   ): Promise<void> {
-    return recordSessionEvents(manager, session, at, events);
+    return this.events.insert(
+      manager,
+      events.map((event) => ({
+        id: newId(),
+        merchantId: session.merchantId,
+        storeId: session.storeId,
+        source: SERVICE_SOURCE,
+        externalId: `${event.type}:${event.key}`,
+        type: event.type,
+        productId: session.productId,
+        variantId: event.variantId ?? null,
+        sessionId: session.id,
+        orderId: null,
+        lineItemId: null,
+        reason: null,
+        quantity: null,
+        occurredAt: at,
+        receivedAt: at,
+        payloadSha256: null,
+      })),
+    );
   }
 
   /** The session got its first recommendation: its order lines count as assisted from now on. */
   markRecommended(manager: EntityManager, storeId: string, sessionId: string): Promise<void> {
-    return markSessionRecommended(manager, storeId, sessionId);
+    return this.lineSummaries.markSessionRecommended(manager, storeId, sessionId);
   }
 }

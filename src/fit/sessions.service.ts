@@ -1,22 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull } from 'typeorm';
-import { Product, ProductType, SizeChart, Variant } from '../catalog/catalog.entities.js';
-import { requireChartLabel } from '../catalog/chart-labels.js';
-import { isId, newId } from '../common/http/ids.js';
-import { paginate, type Page } from '../common/http/pagination.js';
+import type { EntityManager } from 'typeorm';
+import { CatalogLookups, type ChartRow } from '../catalog/catalog-lookups.service.js';
+import { newId } from '../common/http/ids.js';
+import type { Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
-import { transaction } from '../database/transactions.js';
+import { Transactions } from '../database/transactions.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
-import { type Chart, type FitAdjustment, InsufficientAnswersError, type Recommendation, type ZoneWeights } from './engine/types.js';
-import { FitSession, Questionnaire, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
+import { type Chart, InsufficientAnswersError, type Recommendation } from './engine/types.js';
+import type { FitSession, Questionnaire, StoredDecision, StoredRecommendation } from './fit.entities.js';
+import { QuestionnairesRepository } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 /**
  * The life of a fit session: started → recommended (answers; answering again replaces the recommendation) →
@@ -26,13 +25,16 @@ import { DEFAULT_QUESTIONS } from './questions.js';
 @Injectable()
 export class SessionsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly sessions: SessionsRepository,
+    private readonly questionnaires: QuestionnairesRepository,
     private readonly sessionEvents: SessionEventsService,
+    private readonly catalog: CatalogLookups,
   ) {}
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
-    return transaction(this.dataSource, async (manager) => {
-      const product = await findReference(manager, Product, store, request.product_id, 'product_id');
+    return this.transactions.run(async (manager) => {
+      const product = await this.catalog.product(manager, store, request.product_id, 'product_id');
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
       const now = new Date();
@@ -55,27 +57,24 @@ export class SessionsService {
         recommendedAt: null,
         completedAt: null,
       };
-      await manager.insert(FitSession, session);
+      await this.sessions.insert(manager, session);
       await this.sessionEvents.record(manager, session, now, [{ type: 'fit_started', key: session.id }]);
       return SessionResponse.from(session);
     });
   }
 
   list(store: Store, query: SessionListQuery): Promise<Page<SessionResponse>> {
-    const sessions = queryInStore(this.dataSource.manager, FitSession, 'session', store);
-    if (query.state) sessions.andWhere('session.state = :state', { state: query.state });
-    if (query.product_id) sessions.andWhere('session.product_id = :productId', { productId: query.product_id });
-    return paginate(sessions, query, SessionResponse.from);
+    return this.sessions.list(store, query, SessionResponse.from);
   }
 
   async get(store: Store, id: string): Promise<SessionResponse> {
-    return SessionResponse.from(await findInStore(this.dataSource.manager, FitSession, store, id, 'session'));
+    return SessionResponse.from(await this.sessions.get(store, id));
   }
 
   /** Valid answers produce a recommendation; invalid ones are a 400 and leave the session as it was. */
   async answer(store: Store, id: string, request: AnswersRequest): Promise<SessionResponse> {
-    return transaction(this.dataSource, async (manager) => {
-      const { session, ...context } = await lockSessionForAnswers(manager, store, id);
+    return this.transactions.run(async (manager) => {
+      const { session, ...context } = await this.sessions.lockForAnswers(manager, store, id);
       if (session.state === 'completed') {
         throw new ProblemError('session_state_conflict', 'The session is completed: its decision is recorded');
       }
@@ -100,7 +99,7 @@ export class SessionsService {
       }
 
       const now = new Date();
-      const variants = await variantsBySize(manager, session.productId);
+      const variants = await this.catalog.variantsBySize(manager, session.productId);
       const recommendation: StoredRecommendation = {
         id: newId(),
         size_label: result.sizeLabel,
@@ -125,7 +124,7 @@ export class SessionsService {
         recommendedAt: now,
         updatedAt: now,
       };
-      await manager.update(FitSession, { id: session.id }, recommended);
+      await this.sessions.update(manager, session.id, recommended);
       if (session.state === 'started') await this.sessionEvents.markRecommended(manager, session.storeId, session.id);
       await this.sessionEvents.record(manager, session, now, [
         { type: 'fit_completed', key: recommendation.id },
@@ -144,8 +143,8 @@ export class SessionsService {
         { field: 'variant_id', code: 'one_of', message },
       ]);
     }
-    return transaction(this.dataSource, async (manager) => {
-      const session = await findInStore(manager, FitSession, store, id, 'session', { lock: true });
+    return this.transactions.run(async (manager) => {
+      const session = await this.sessions.lock(manager, store, id);
       if (session.state !== 'recommended' || !session.recommendation) {
         throw new ProblemError(
           'session_state_conflict',
@@ -164,7 +163,7 @@ export class SessionsService {
         decided_at: now.toISOString(),
       };
       const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
-      await manager.update(FitSession, { id: session.id }, completed);
+      await this.sessions.update(manager, session.id, completed);
       await this.sessionEvents.record(manager, session, now, [
         {
           type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
@@ -183,34 +182,29 @@ export class SessionsService {
     request: DecisionRequest,
   ): Promise<{ sizeLabel: string; variantId: string | null }> {
     if (request.variant_id !== undefined) {
-      const variant = await findReference(manager, Variant, store, request.variant_id, 'variant_id');
+      const variant = await this.catalog.variant(manager, store, request.variant_id, 'variant_id');
       if (variant.productId !== session.productId) {
         throw ProblemError.field('variant_id', 'not_found', "variant_id is not a variant of the session's product");
       }
       return { sizeLabel: variant.sizeLabel, variantId: variant.id };
     }
     const label = request.size_label as string;
-    await requireChartLabel(manager, session.sizeChartId, label);
-    return { sizeLabel: label, variantId: (await variantsBySize(manager, session.productId)).get(label) ?? null };
+    await this.catalog.requireChartLabel(manager, session.sizeChartId, label);
+    return { sizeLabel: label, variantId: (await this.catalog.variantsBySize(manager, session.productId)).get(label) ?? null };
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */
   private async questionnaireFor(manager: EntityManager, store: Store, questionnaireId: string | undefined): Promise<Questionnaire | null> {
     if (questionnaireId === undefined) {
-      return manager.findOne(Questionnaire, {
-        where: { storeId: store.id, isDefault: true, archivedAt: IsNull() },
-        lock: { mode: 'for_key_share' },
-      });
+      return this.questionnaires.findDefault(manager, store);
     }
-    const questionnaire = await findReference(manager, Questionnaire, store, questionnaireId, 'questionnaire_id');
+    const questionnaire = await this.questionnaires.reference(manager, store, questionnaireId, 'questionnaire_id');
     if (questionnaire.archivedAt) {
       throw ProblemError.field('questionnaire_id', 'archived', 'this questionnaire is archived');
     }
     return questionnaire;
   }
 }
-
-type ChartRow = Pick<SizeChart, 'measurementType' | 'easeCm' | 'unit' | 'sizes'>;
 
 /** The chart as the engine takes it: every range in centimetres. */
 function chartInCentimetres(chart: ChartRow): Chart {
@@ -227,63 +221,4 @@ function chartInCentimetres(chart: ChartRow): Chart {
       ),
     })),
   };
-}
-
-/**
- * The session, locked for the rest of the transaction, with what the engine needs besides the answers (its chart, its
- * product's fit adjustment and its product type's weights), in one round trip.
- */
-async function lockSessionForAnswers(
-  manager: EntityManager,
-  store: Store,
-  id: string,
-): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment }> {
-  const found = isId(id)
-    ? await manager
-        .createQueryBuilder(FitSession, 'session')
-        .innerJoin(SizeChart, 'chart', 'chart.id = session.size_chart_id')
-        .innerJoin(Product, 'product', 'product.id = session.product_id')
-        .innerJoin(ProductType, 'type', 'type.id = product.product_type_id')
-        .addSelect('chart.measurement_type', 'chart_measurement_type')
-        .addSelect('chart.ease_cm', 'chart_ease_cm')
-        .addSelect('chart.unit', 'chart_unit')
-        .addSelect('chart.sizes', 'chart_sizes')
-        .addSelect('type.zone_weights', 'type_zone_weights')
-        .addSelect('product.fit_adjustment', 'product_fit_adjustment')
-        .where('session.id = :id AND session.store_id = :storeId', { id, storeId: store.id })
-        .setLock('pessimistic_write', undefined, ['session'])
-        .getRawAndEntities<{
-          chart_measurement_type: SizeChart['measurementType'];
-          chart_ease_cm: number | null;
-          chart_unit: SizeChart['unit'];
-          chart_sizes: SizeChart['sizes'];
-          type_zone_weights: ZoneWeights;
-          product_fit_adjustment: FitAdjustment;
-        }>()
-    : undefined;
-  const [session, row] = [found?.entities[0], found?.raw[0]];
-  if (!session || !row) throw ProblemError.notFound('session');
-  return {
-    session,
-    chart: {
-      measurementType: row.chart_measurement_type,
-      easeCm: row.chart_ease_cm,
-      unit: row.chart_unit,
-      sizes: row.chart_sizes,
-    },
-    zoneWeights: row.type_zone_weights,
-    fitAdjustment: row.product_fit_adjustment,
-  };
-}
-
-/** For each size, the product's first active variant of that size (locked: events will refer to them). */
-async function variantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
-  const variants = await manager.find(Variant, {
-    where: { productId, archivedAt: IsNull() },
-    order: { id: 'ASC' },
-    lock: { mode: 'for_key_share' },
-  });
-  const bySize = new Map<string, string>();
-  for (const variant of variants) if (!bySize.has(variant.sizeLabel)) bySize.set(variant.sizeLabel, variant.id);
-  return bySize;
 }

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { MerchantsController } from './merchants.controller.js';
+import { MerchantsRepository } from './merchants.repository.js';
 import { MerchantsService } from './merchants.service.js';
 
 @Module({
+  // AuthModule: ApiKeysService writes the merchant's first admin key in the merchant's transaction.
   imports: [AuthModule],
   controllers: [MerchantsController],
-  providers: [MerchantsService],
+  providers: [MerchantsService, MerchantsRepository],
 })
 export class MerchantsModule {}

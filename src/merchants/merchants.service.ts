@@ -1,26 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { newId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { type CreatedMerchantResponse, MerchantResponse } from './dto/merchant.dto.js';
-import { Merchant } from './merchant.entity.js';
-import { transaction } from '../database/transactions.js';
+import { MerchantsRepository } from './merchants.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 @Injectable()
 export class MerchantsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly merchants: MerchantsRepository,
     private readonly apiKeys: ApiKeysService,
   ) {}
 
   /** A merchant and its first unrestricted admin key, together or not at all. */
   create(name: string): Promise<CreatedMerchantResponse> {
-    return transaction(this.dataSource, async (manager) => {
+    return this.transactions.run(async (manager) => {
       const id = newId();
-      await manager.getRepository(Merchant).insert({ id, name });
-      const merchant = await manager.getRepository(Merchant).findOneByOrFail({ id });
+      const merchant = await this.merchants.create(manager, { id, name });
       const apiKey = await this.apiKeys.create(manager, id, {
         name: 'Initial admin key',
         scopes: ['admin'],
@@ -32,7 +30,7 @@ export class MerchantsService {
   }
 
   async get(merchantId: string): Promise<MerchantResponse> {
-    const merchant = await this.dataSource.getRepository(Merchant).findOneBy({ id: merchantId });
+    const merchant = await this.merchants.findById(merchantId);
     if (!merchant) throw ProblemError.notFound('merchant');
     return MerchantResponse.from(merchant);
   }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { StoresController } from './stores.controller.js';
+import { StoresRepository } from './stores.repository.js';
 import { StoresService } from './stores.service.js';
 
 @Module({
   controllers: [StoresController],
-  providers: [StoresService],
+  providers: [StoresService, StoresRepository],
+  // For the access guard (a route's store), new keys (the store they are bound to) and the platform connection.
   exports: [StoresService],
 })
 export class StoresModule {}

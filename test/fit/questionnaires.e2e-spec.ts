@@ -2,10 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { bearer, useApp } from '../support/app.js';
 import { createProduct } from '../support/catalog-fixtures.js';
-import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Tenant } from '../support/fixtures.js';
+import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Tenant, MISSING_ID } from '../support/fixtures.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const NO_SUCH_ID = '01a200fa-2ffc-76ba-af25-46c685a280e9';
 const ZONES = ['chest', 'waist', 'hip', 'inseam', 'neck', 'sleeve', 'foot_length', 'head', 'thigh'];
 const BUILT_IN_QUESTIONS = [
   { key: 'height', required: true },
@@ -439,7 +438,7 @@ describe('questionnaires', () => {
           questionnaire_id: 'not_found',
         });
       }
-      expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: NO_SUCH_ID }), { questionnaire_id: 'not_found' });
+      expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: MISSING_ID }), { questionnaire_id: 'not_found' });
       expectErrors(await startSession(tenant, { product_id: product.id, questionnaire_id: 'quiz' }), { questionnaire_id: 'must_be_id' });
     });
 
@@ -613,7 +612,7 @@ describe('questionnaires', () => {
       const sibling = await createStore(t, mine.admin.secret);
       const foreign = await createQuestionnaire(other.admin.secret, other.storeId);
       const siblings = await createQuestionnaire(mine.admin.secret, sibling);
-      const missing = await get(mine.admin.secret, `${questionnairesOf(mine.storeId)}/${NO_SUCH_ID}`);
+      const missing = await get(mine.admin.secret, `${questionnairesOf(mine.storeId)}/${MISSING_ID}`);
       expectProblem(missing, 404, 'not_found');
       for (const path of [
         `${questionnairesOf(mine.storeId)}/${foreign.id}`,
@@ -634,7 +633,7 @@ describe('questionnaires', () => {
 
     it('answers ids that are not ids with 404', async () => {
       const { admin, storeId } = await createTenant(t);
-      for (const id of ['not-an-id', NO_SUCH_ID.toUpperCase(), '1']) {
+      for (const id of ['not-an-id', MISSING_ID.toUpperCase(), '1']) {
         const path = `${questionnairesOf(storeId)}/${id}`;
         expectProblem(await get(admin.secret, path), 404, 'not_found');
         expectProblem(await patch(admin.secret, path, { name: 'x' }), 404, 'not_found');

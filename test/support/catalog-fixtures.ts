@@ -1,4 +1,5 @@
 import { expect } from '@jest/globals';
+import type { Response } from 'supertest';
 import type { TestApp } from './app.js';
 import { bearer } from './app.js';
 
@@ -126,4 +127,46 @@ export function createVariant(
       .set(bearer(secret))
       .send({ size_label: 'M', ...body }),
   );
+}
+
+/** A well-formed id that names nothing. */
+
+/**
+ * The catalog tests' requests on the app `t`, each with a key: `at(storeId, path)` is the store's route, and
+ * `get`/`post`/`patch`/`del` send one request. Call it in a `describe` block; use what it returns in tests.
+ */
+export function catalogRequests(t: TestApp) {
+  const at = (storeId: string, path: string) => `/v1/stores/${storeId}${path}`;
+  const get = (secret: string, path: string) => t.http().get(path).set(bearer(secret));
+  const post = (secret: string, path: string, body: object) => t.http().post(path).set(bearer(secret)).send(body);
+  const patch = (secret: string, path: string, body: object) => t.http().patch(path).set(bearer(secret)).send(body);
+  const del = (secret: string, path: string) => t.http().delete(path).set(bearer(secret));
+
+  /** Three items created oldest to newest read back newest first in pages of two that follow next_cursor. */
+  async function expectTwoPages(secret: string, listPath: string, oldestFirst: string[]): Promise<void> {
+    expect(oldestFirst).toHaveLength(3);
+    const [oldest, middle, newest] = oldestFirst;
+    const join = listPath.includes('?') ? '&' : '?';
+    const first = await get(secret, `${listPath}${join}limit=2`);
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+    expect(first.body.data.map((item: { id: string }) => item.id)).toEqual([newest, middle]);
+    expect(first.body).toMatchObject({ has_more: true, next_cursor: middle });
+    const second = await get(secret, `${listPath}${join}limit=2&starting_after=${first.body.next_cursor}`);
+    expect(second.status).toBe(200);
+    expect(second.body.data.map((item: { id: string }) => item.id)).toEqual([oldest]);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    const all = await get(secret, listPath);
+    expect(all.body.data.map((item: { id: string }) => item.id)).toEqual([newest, middle, oldest]);
+    expect(all.body).toMatchObject({ has_more: false, next_cursor: null });
+  }
+
+  /** A product that a fit session refers to, so that deleting it archives it. */
+  async function startSession(secret: string, storeId: string, productId: string): Promise<Response> {
+    const response = await post(secret, at(storeId, '/sessions'), { product_id: productId });
+    expect({ status: response.status, body: response.body }).toMatchObject({ status: 201 });
+    return response;
+  }
+
+  return { at, get, post, patch, del, expectTwoPages, startSession };
 }

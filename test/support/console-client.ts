@@ -1,4 +1,4 @@
-import { expect } from '@jest/globals';
+import { afterAll, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import type { TestApp } from './app.js';
@@ -371,4 +371,76 @@ export async function logIn(t: TestApp, account: { email: string; password?: str
   expectSeeOther(response, '/console');
   await client.page('/console');
   return client;
+}
+
+// ———————————————————————————————————————— pages ————————————————————————————————————————
+
+/** An HTML page with this status, never cached; the failure shows the page's error code and field errors. */
+export function expectPage(response: Response, status: number): void {
+  expect({ status: response.status, code: errorCode(response.text), fields: fieldErrors(response.text) }).toEqual(
+    expect.objectContaining({ status }),
+  );
+  expect(response.headers['content-type']).toMatch(/^text\/html/);
+  expect(response.headers['cache-control']).toMatch(/\bno-store\b/);
+}
+
+/** An error page: `<main data-error-code>` with this code and status. */
+export function expectErrorPage(response: Response, status: number, code: string): void {
+  expect({ status: response.status, code: errorCode(response.text) }).toEqual({ status, code });
+  expectPage(response, status);
+}
+
+/** A 422 form page whose field errors name exactly these fields. */
+export function expectFieldErrors(response: Response, fields: string[]): void {
+  expect({ status: response.status, fields: Object.keys(fieldErrors(response.text)).sort() }).toEqual({
+    status: 422,
+    fields: [...fields].sort(),
+  });
+  expectPage(response, 422);
+}
+
+/** Nothing the client was answered — bodies, Location or any other header — contains one of these strings. */
+export function expectNeverShown(client: ConsoleClient, ...secrets: string[]): void {
+  expect(client.seen.length).toBeGreaterThan(0);
+  const leaks = client.seen.flatMap((seen) => {
+    const visible = [seen.text, ...Object.values(seen.headers).map(String)].join('\n');
+    return secrets.filter((secret) => visible.includes(secret)).map((secret) => `${seen.method} ${seen.path} shows ${secret.slice(0, 8)}…`);
+  });
+  expect(leaks).toEqual([]);
+}
+
+// ———————————————————————————————————————— auditing every answer ————————————————————————————————————————
+
+/** What is wrong with one answer: an sfk_ secret other than the one on a key-creation page, or a cacheable page. */
+function answerProblems(seen: Seen): string[] {
+  const where = `${seen.method} ${seen.path} ${seen.status}`;
+  const creation = seen.method === 'POST' && /\/keys$/.test(seen.path) && seen.status === 201;
+  const secrets = new Set(seen.text.match(SECRET_IN_TEXT) ?? []).size;
+  const problems: string[] = [];
+  if (secrets !== (creation ? 1 : 0)) {
+    problems.push(`${where}: showed ${secrets} sfk_ secret(s), expected ${creation ? '1 (a key-creation page)' : 'none'}`);
+  }
+  if (/^text\/html/.test(String(seen.headers['content-type'] ?? '')) || seen.status === 303) {
+    const cache = seen.headers['cache-control'];
+    if (!/\bno-store\b/.test(String(cache ?? ''))) problems.push(`${where}: Cache-Control is ${JSON.stringify(cache)}, not no-store`);
+  }
+  return problems;
+}
+
+/**
+ * After the enclosing `describe` block, checks every answer a ConsoleClient of this test file received so far
+ * (`transcript`): an sfk_ secret appears only on a key-creation page (POST …/keys answered 201), exactly one there, and
+ * every HTML page and 303 redirect is sent with Cache-Control: no-store. A problem fails the test file (an `afterAll`
+ * that throws), listing each offending answer.
+ */
+export function auditConsoleAnswers(): void {
+  afterAll(() => {
+    const problems = transcript.flatMap(answerProblems);
+    if (problems.length > 0) {
+      throw new Error(
+        `auditConsoleAnswers: ${problems.length} of the ${transcript.length} console answers of this file showed an sfk_ ` +
+          `secret outside a key-creation page or could be cached:\n  ${problems.join('\n  ')}`,
+      );
+    }
+  });
 }

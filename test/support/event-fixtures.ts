@@ -1,5 +1,9 @@
-import type { TestApp } from './app.js';
-import { type Shop, withFailingEventInsertWhere } from './session-fixtures.js';
+import { expect } from '@jest/globals';
+import type { Response } from 'supertest';
+import { bearer, type TestApp } from './app.js';
+import { type Tenant, TIMESTAMP } from './fixtures.js';
+import { newMetricsShop } from './metrics-fixtures.js';
+import { type Session, type Shop, withFailingEventInsertWhere } from './session-fixtures.js';
 
 /** The types an integration may send. */
 export const INTEGRATION_TYPES = [
@@ -134,4 +138,122 @@ export function without(body: object, ...fields: string[]): EventBody {
 export async function withFailingInsertOf(t: TestApp, prefix: string, body: () => Promise<void>): Promise<void> {
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error('withFailingInsertOf: unexpected prefix');
   await withFailingEventInsertWhere(t, prefix.replace(/-/g, '_'), `NEW.external_id LIKE '${prefix}%'`, body);
+}
+
+/** One item's answer in a batch: the stored event, or the problem that refused it. */
+export interface BatchResult {
+  status: number;
+  event?: StoredEvent;
+  error?: { type: string; title: string; status: number; code: string; errors?: { field: string; code: string }[] };
+}
+
+/**
+ * The events endpoints on the app `t`, as the events specs call them: `…Raw` sends one request and returns whatever
+ * the service answered; `deliver`, `startSession`, `listAll` and `delivered` expect success. Call it in a `describe`
+ * block (after `useApp`); use what it returns in tests.
+ */
+export function eventsApi(t: TestApp) {
+  const eventsPath = (storeId: string) => `/v1/stores/${storeId}/events`;
+  const postRaw = (shop: Shop, body: unknown, secret = shop.secret) =>
+    t
+      .http()
+      .post(eventsPath(shop.storeId))
+      .set(bearer(secret))
+      .send(body as object);
+  const batchRaw = (shop: Shop, body: unknown, secret = shop.secret) =>
+    t
+      .http()
+      .post(`${eventsPath(shop.storeId)}/batch`)
+      .set(bearer(secret))
+      .send(body as object);
+  const listRaw = (shop: Shop, query = '', secret = shop.secret) =>
+    t
+      .http()
+      .get(`${eventsPath(shop.storeId)}${query}`)
+      .set(bearer(secret));
+
+  /** A fresh merchant and store with the shop's catalog (product with S/M/L/XL); calls use the admin key. */
+  const newShop = (): Promise<Shop & { tenant: Tenant }> => newMetricsShop(t);
+
+  /** Never a 5xx, whatever the request. */
+  function expectNoServerError(response: Response): void {
+    if (response.status >= 500) expect({ status: response.status, body: response.body }).toEqual({ status: '< 500' });
+  }
+
+  /** A first delivery: 201 with the stored event. */
+  async function deliver(shop: Shop, body: EventBody, secret = shop.secret): Promise<StoredEvent> {
+    const response = await postRaw(shop, body, secret);
+    // on failure, show the problem the service answered rather than a bare status
+    if (response.status !== 201) expect({ status: response.status, body: response.body }).toEqual({ status: 201 });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expectWellFormed(response.body, shop);
+    return response.body as StoredEvent;
+  }
+
+  async function startSession(shop: Shop, productId = shop.productId): Promise<Session> {
+    const response = await t.http().post(`/v1/stores/${shop.storeId}/sessions`).set(bearer(shop.secret)).send({ product_id: productId });
+    expect(response.status).toBe(201);
+    return response.body as Session;
+  }
+
+  /** Every event of the store the list answers for `query`, following the cursor, newest first. */
+  async function listAll(shop: Shop, query = ''): Promise<StoredEvent[]> {
+    const events: StoredEvent[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 100; page++) {
+      const separator = query ? '&' : '?';
+      const suffix: string = cursor ? `${query}${separator}starting_after=${cursor}` : query;
+      const response = await listRaw(shop, `${suffix}${suffix ? '&' : '?'}limit=100`);
+      expect(response.status).toBe(200);
+      events.push(...(response.body.data as StoredEvent[]));
+      if (!response.body.has_more) return events;
+      cursor = response.body.next_cursor as string;
+    }
+    throw new Error('listAll: too many pages');
+  }
+
+  /** The integration's events of the store (the service's own ones left out). */
+  const delivered = async (shop: Shop, query = '') => (await listAll(shop, query)).filter((e) => e.source !== 'size-fit');
+
+  function expectWellFormed(event: StoredEvent, shop: Shop): void {
+    expect(Object.keys(event).sort()).toEqual(EVENT_FIELDS);
+    expect(typeof event.id).toBe('string');
+    expect(event.store_id).toBe(shop.storeId);
+    expect(event.occurred_at).toMatch(TIMESTAMP);
+    expect(event.received_at).toMatch(TIMESTAMP);
+  }
+
+  /** What a delivery of `body` is stored as, without its id and arrival time. */
+  function storedForm(shop: Shop, body: EventBody) {
+    const value = (field: string) => (body[field] === undefined ? null : body[field]);
+    return {
+      store_id: shop.storeId,
+      source: body.source,
+      external_id: body.external_id,
+      type: body.type,
+      product_id: value('product_id'),
+      variant_id: value('variant_id'),
+      session_id: value('session_id'),
+      order_id: value('order_id'),
+      line_item_id: value('line_item_id'),
+      reason: value('reason'),
+      quantity: body.quantity ?? 1,
+      occurred_at: new Date(body.occurred_at as string).toISOString(),
+    };
+  }
+
+  return {
+    eventsPath,
+    postRaw,
+    batchRaw,
+    listRaw,
+    newShop,
+    expectNoServerError,
+    deliver,
+    startSession,
+    listAll,
+    delivered,
+    expectWellFormed,
+    storedForm,
+  };
 }

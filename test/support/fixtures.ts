@@ -84,3 +84,9 @@ export function expectErrors(
   const got = errors.map(({ field, code }) => ({ field, code: anyCode.has(field) ? undefined : code }));
   expect(got.sort(order)).toEqual(wanted.sort(order));
 }
+
+/** A timestamp as every answer writes one: UTC, with milliseconds. */
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A well-formed id that names nothing. */
+export const MISSING_ID = '01936f6e-0000-7000-8000-000000000000';

@@ -2,8 +2,8 @@ import { expect } from '@jest/globals';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { bearer, type TestApp } from './app.js';
-import { createStore, createTenant, type Tenant } from './fixtures.js';
-import type { Counts, Rates, RefEvent, RefSession, Stage } from './metrics-reference.js';
+import { createStore, createTenant, type Tenant, TIMESTAMP } from './fixtures.js';
+import { type Counts, RATE_KEYS, type Rates, ratesOf, type RefEvent, type RefSession, type Stage } from './metrics-reference.js';
 import { createShop, type Shop, SIZES } from './session-fixtures.js';
 
 export const MINUTE = 60_000;
@@ -22,6 +22,15 @@ export const SHOPPER = {
 export const iso = (ms: number | Date) => new Date(ms).toISOString();
 /** The start (00:00 UTC) of the UTC day of `ms`. */
 export const utcDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+/** The UTC date (YYYY-MM-DD) of an instant. */
+export const dateOf = (ms: number) => iso(ms).slice(0, 10);
+/** Today's UTC date (YYYY-MM-DD). */
+export const today = () => dateOf(Date.now());
+/** The UTC date (YYYY-MM-DD) `days` after `date` (before it when negative). */
+export const addDays = (date: string, days: number) => dateOf(Date.parse(`${date}T00:00:00Z`) + days * DAY);
+
+/** Midnight UTC 20 days ago: far enough back that ranges, sessions and outcomes all lie in the past. */
+export const anchor = () => utcDay(Date.now()) - 20 * DAY;
 
 // ——— shops ———
 
@@ -261,4 +270,36 @@ export function expectRates(actual: Rates, expected: Rates): void {
     }),
   );
   expect(actual).toEqual(close);
+}
+
+/** Every rate null: what a range without sessions answers. */
+export const NULL_RATES = Object.fromEntries(RATE_KEYS.map((k) => [k, null])) as Rates;
+
+/** Every count multiplied by `k`. */
+export function scale(c: Counts, k: number): Counts {
+  return Object.fromEntries(Object.entries(c).map(([key, v]) => [key, v * k])) as Counts;
+}
+
+/** The figures of the body equal `expected` (rates derived from them by the definitions). */
+export function expectFigures(body: { counts: Counts; rates: Rates }, expected: Counts): void {
+  expect(body.counts).toEqual(expected);
+  expectRates(body.rates, ratesOf(expected));
+}
+
+/**
+ * `metricsAt(shop, from, to)` on the app `t`: GET …/metrics, asserting observed_through lies within the request and
+ * echoes the range.
+ */
+export function metricsAtOf(t: TestApp): (shop: MetricsShop, from: number, to: number) => Promise<MetricsBody> {
+  return async function metricsAt(shop: MetricsShop, from: number, to: number): Promise<MetricsBody> {
+    const before = Date.now();
+    const body = await getMetrics(t, shop, { from, to });
+    const after = Date.now();
+    expect({ from: body.from, to: body.to, store_id: body.store_id }).toEqual({ from: iso(from), to: iso(to), store_id: shop.storeId });
+    expect(body.observed_through).toMatch(TIMESTAMP);
+    const observed = Date.parse(body.observed_through);
+    expect(observed).toBeGreaterThanOrEqual(before - 1);
+    expect(observed).toBeLessThanOrEqual(after + 1);
+    return body;
+  };
 }

@@ -2,6 +2,7 @@ import { expect } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { bearer, type TestApp } from './app.js';
 import { createProduct, createVariant } from './catalog-fixtures.js';
+import { TIMESTAMP } from './fixtures.js';
 
 /** The body chart every session test shops from, smallest size first (cm). */
 export const SIZES = ['S', 'M', 'L', 'XL'] as const;
@@ -143,3 +144,102 @@ export async function withFailingEventInsertWhere(t: TestApp, tag: string, condi
   const [left] = await db.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = $1`, [name]);
   expect(left.n).toBe(0);
 }
+
+// ——— sessions as the API answers them ———
+
+/** The questions a session asks when neither it nor the store names a questionnaire. */
+export const DEFAULT_QUESTIONS = [
+  { key: 'height', required: true },
+  { key: 'weight', required: true },
+  { key: 'age', required: false },
+  { key: 'sex', required: false },
+  { key: 'fit_preference', required: false },
+];
+/** The default questions plus the two zones the shop's chart measures, both optional. */
+export const MEASURED_QUESTIONS = [...DEFAULT_QUESTIONS, { key: 'chest', required: false }, { key: 'waist', required: false }];
+
+const VERDICTS = ['too_small', 'snug', 'regular', 'loose', 'too_large'];
+
+export interface Recommendation {
+  id: string;
+  size_label: SizeLabel;
+  variant_id: string | null;
+  confidence: number;
+  fit: Record<string, string>;
+  alternatives: { size_label: SizeLabel; variant_id: string | null; confidence: number }[];
+  measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
+  model_version: string;
+  created_at: string;
+}
+
+export interface Session {
+  id: string;
+  store_id: string;
+  product_id: string;
+  questionnaire_id: string | null;
+  questionnaire_version: number | null;
+  questions: { key: string; required: boolean }[];
+  state: 'started' | 'recommended' | 'completed';
+  outcome: 'accepted' | 'overridden' | null;
+  answers: Record<string, unknown> | null;
+  recommendation: Recommendation | null;
+  decision: { size_label: string; variant_id: string | null; outcome: string; decided_at: string } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Everything a recommendation on the shop's chart must be, whatever the answers. */
+export function expectWellFormed(recommendation: Recommendation | null, shop: Shop): asserts recommendation is Recommendation {
+  expect(recommendation).not.toBeNull();
+  const r = recommendation as Recommendation;
+  expect(Object.keys(r).sort()).toEqual(
+    ['alternatives', 'confidence', 'created_at', 'fit', 'id', 'measurements', 'model_version', 'size_label', 'variant_id'].sort(),
+  );
+  expect(typeof r.id).toBe('string');
+  expect(SIZES).toContain(r.size_label);
+  expect(r.variant_id).toBe(shop.variants[r.size_label]);
+  expect(r.confidence).toBeGreaterThan(0);
+  expect(r.confidence).toBeLessThanOrEqual(1);
+  expect(r.created_at).toMatch(TIMESTAMP);
+  expect(typeof r.model_version).toBe('string');
+  expect(r.model_version.length).toBeGreaterThan(0);
+
+  // how the recommended size fits, zone by zone: the chart measures chest and waist
+  expect(Object.keys(r.fit).sort()).toEqual(['chest', 'waist']);
+  for (const verdict of Object.values(r.fit)) expect(VERDICTS).toContain(verdict);
+
+  // the alternatives: other sizes of the chart, each with its variant, most likely first
+  const labels = r.alternatives.map((a) => a.size_label);
+  expect(new Set(labels).size).toBe(labels.length);
+  expect(labels).not.toContain(r.size_label);
+  for (const alternative of r.alternatives) {
+    expect(Object.keys(alternative).sort()).toEqual(['confidence', 'size_label', 'variant_id']);
+    expect(SIZES).toContain(alternative.size_label);
+    expect(alternative.variant_id).toBe(shop.variants[alternative.size_label]);
+    expect(alternative.confidence).toBeGreaterThan(0);
+    expect(alternative.confidence).toBeLessThanOrEqual(1);
+  }
+  const confidences = r.alternatives.map((a) => a.confidence);
+  expect(confidences).toEqual([...confidences].sort((a, b) => b - a));
+  const total = r.confidence + confidences.reduce((sum, c) => sum + c, 0);
+  expect(Math.abs(total - 1)).toBeLessThanOrEqual(0.02);
+
+  // the body measurements used: the chart's zones, each with a positive spread
+  expect(Object.keys(r.measurements).sort()).toEqual(['chest', 'waist']);
+  for (const m of Object.values(r.measurements)) {
+    expect(Object.keys(m).sort()).toEqual(['sd_cm', 'source', 'value_cm']);
+    expect(['answered', 'estimated']).toContain(m.source);
+    expect(Number.isFinite(m.value_cm)).toBe(true);
+    expect(m.value_cm).toBeGreaterThan(0);
+    expect(m.sd_cm).toBeGreaterThan(0);
+  }
+}
+
+/** The recommendation without what differs from one answer to the next (its id and time). */
+export const content = (r: Recommendation | null) => {
+  const { id: _id, created_at: _at, ...rest } = r as Recommendation;
+  return rest;
+};
+
+/** The types of these events, sorted. */
+export const types = (events: EventRow[]) => events.map((e) => e.type).sort();

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES, type ApiKey, type Scope } from '../api-key.entity.js';
+import type { ApiKey } from '../api-key.entity.js';
+import { SCOPES, type Scope } from '../scopes.js';
 
 export class ApiKeyResponse {
   @ApiProperty({ format: 'uuid', description: 'The key identifier, used in DELETE /v1/api-keys/{key_id}.' })

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
-import { SCOPES, type Scope } from '../api-key.entity.js';
+import { SCOPES, type Scope } from '../scopes.js';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ description: 'A label for people.', example: 'Checkout backend', maxLength: 200 })

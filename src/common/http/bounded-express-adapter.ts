@@ -7,7 +7,7 @@ import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { problemBody } from '../problems/problem-details.filter.js';
 import { ProblemError } from '../problems/problem-error.js';
 
-export interface ServerLimits {
+interface ServerLimits {
   /** A client must finish sending the request's headers within this time… */
   readonly headersTimeoutMs: number;
   /** …and the whole request within this one. */

@@ -2,14 +2,14 @@ import { SetMetadata } from '@nestjs/common';
 import express, { type Request, type Response } from 'express';
 import { ProblemError } from '../problems/problem-error.js';
 
-export const BODY_LIMIT = '64kb';
-export const BATCH_BODY_LIMIT = '1mb';
+const BODY_LIMIT = '64kb';
+const BATCH_BODY_LIMIT = '1mb';
 /** Deeper than any request the API defines; deeper bodies would only exhaust the stack of later stages. */
-export const MAX_BODY_DEPTH = 32;
+const MAX_BODY_DEPTH = 32;
 /** Twice the longest list the API takes (a batch of 500 events): longer lists are refused before anything reads them. */
 export const MAX_ARRAY_ITEMS = 1_000;
 /** Values in one body, all levels together: a full batch holds under 10,000. Bounds the work any body can cause. */
-export const MAX_BODY_VALUES = 20_000;
+const MAX_BODY_VALUES = 20_000;
 
 /** Marks the one handler that takes a large body, a batch of events: every other route gets the small limit. */
 export const LARGE_BODY = 'size-fit:large-body';

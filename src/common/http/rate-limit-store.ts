@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '../../config/app.config.js';
 
-export interface LimiterOptions {
+interface LimiterOptions {
   /** Names the counters, so that limiters sharing a store never mix. */
   readonly keyPrefix: string;
   readonly points: number;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const REQUEST_ID_HEADER = 'Request-Id';
+const REQUEST_ID_HEADER = 'Request-Id';
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**

@@ -4,7 +4,7 @@ import { ProblemError } from '../problems/problem-error.js';
 import type { Store } from '../../stores/store.entity.js';
 
 /** A row that belongs to one store. */
-export interface StoreOwnedRow extends ObjectLiteral {
+interface StoreOwnedRow extends ObjectLiteral {
   id: string;
   storeId: string;
 }

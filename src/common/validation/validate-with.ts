@@ -21,8 +21,3 @@ export function ValidateWith(check: (value: unknown, object: object) => readonly
       },
     });
 }
-
-/** Errors of a nested check, re-rooted under `field`. */
-export function nestedErrors(field: string, errors: readonly FieldError[]): FieldError[] {
-  return errors.map((e) => ({ ...e, field: `${field}${e.field}` }));
-}

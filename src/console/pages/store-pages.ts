@@ -1,4 +1,4 @@
-import { SCOPES } from '../../auth/api-key.entity.js';
+import { SCOPES } from '../../auth/scopes.js';
 import type { ApiKeyResponse, CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import type { StoreResponse } from '../../stores/dto/store.dto.js';

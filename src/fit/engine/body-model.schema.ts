@@ -47,7 +47,7 @@ export interface SexBodyModel {
   readonly withoutAge: RegressionModel;
 }
 
-export interface BodyModelProvenance {
+interface BodyModelProvenance {
   readonly script: string;
   readonly fittedOn: string;
   readonly sourceFiles: readonly { readonly name: string; readonly sha256: string; readonly rows: number }[];

@@ -5,7 +5,7 @@
 
 export type Matrix = number[][];
 
-export function zeros(rows: number, cols: number): Matrix {
+function zeros(rows: number, cols: number): Matrix {
   return Array.from({ length: rows }, () => new Array<number>(cols).fill(0));
 }
 

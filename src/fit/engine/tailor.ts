@@ -14,16 +14,16 @@
 import type { Chart, ChartSize, FitAdjustment, FitPreference, FitVerdict, Zone, ZoneWeights } from './types.js';
 import { ZONES } from './types.js';
 
-export interface Bounds {
+interface Bounds {
   readonly lo: number;
   readonly hi: number;
 }
 
 const EASE_FACTOR: Readonly<Record<FitPreference, number>> = { tighter: 0.5, regular: 1, looser: 1.5 };
 /** Where in the effective range each preference wants the body to sit (0 = lower bound, 1 = upper bound). */
-export const TARGET_POSITION: Readonly<Record<FitPreference, number>> = { tighter: 0.65, regular: 0.5, looser: 0.35 };
+const TARGET_POSITION: Readonly<Record<FitPreference, number>> = { tighter: 0.65, regular: 0.5, looser: 0.35 };
 /** Room `looser` wants below the upper bound, as a fraction of the range width. */
-export const LOOSER_ROOM = 0.25;
+const LOOSER_ROOM = 0.25;
 /** Half-width of the "regular" band around the target position, as a fraction of the range width. */
 const REGULAR_BAND = 0.25;
 
@@ -53,7 +53,7 @@ export function effectiveBounds(
 }
 
 /** Mean width (max − min) of a zone's ranges over the sizes that define it; 0 when none does. */
-export function meanRangeWidth(chart: Chart, zone: Zone): number {
+function meanRangeWidth(chart: Chart, zone: Zone): number {
   let sum = 0;
   let count = 0;
   for (const size of chart.sizes) {
@@ -66,7 +66,7 @@ export function meanRangeWidth(chart: Chart, zone: Zone): number {
 }
 
 /** The largest body value that still counts as "not too small" for these bounds. */
-export function tooSmallThreshold(bounds: Bounds, fitPreference: FitPreference): number {
+function tooSmallThreshold(bounds: Bounds, fitPreference: FitPreference): number {
   return fitPreference === 'looser' ? bounds.hi - LOOSER_ROOM * (bounds.hi - bounds.lo) : bounds.hi;
 }
 

@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import { LIVE_KEY } from './api-keys.repository.js';
+import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
+
+/** A session ends after this long without a request… */
+export const SESSION_IDLE_MINUTES = 30;
+/** …and this long after sign-in, whichever comes first. */
+export const SESSION_MAX_HOURS = 12;
+/** `refreshed_at` moves at most this often, so most requests only read the session. */
+const REFRESH_RESOLUTION_SECONDS = 60;
+
+export interface NewAccount {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly apiKeyId: string;
+  readonly email: string;
+  readonly passwordHash: string;
+}
+
+export interface NewSession {
+  readonly id: string;
+  readonly accountId: string;
+  /** SHA-256 of the cookie token: the token itself is never stored. */
+  readonly tokenDigest: string;
+}
+
+/** A live session, as a cookie's digest finds it. */
+export interface LiveSessionRow {
+  session_id: string;
+  /** `refreshed_at` is older than the refresh resolution: the session's expiry should move. */
+  stale: boolean;
+  account_id: string;
+  merchant_id: string;
+  email: string;
+}
+
+/**
+ * The queries of console accounts and their sessions. Methods that may run inside a transaction take its `manager`
+ * first; a method that exists in both forms is named `…In` when it takes the manager.
+ */
+@Injectable()
+export class ConsoleAccountsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Removes the merchant's account with this email when its key is no longer live. */
+  async deleteHeldByDeadKey(manager: EntityManager, merchantId: string, email: string): Promise<void> {
+    await manager.query(
+      `DELETE FROM console_accounts a USING api_keys k
+          WHERE k.id = a.api_key_id AND a.merchant_id = $1 AND a.email = $2 AND NOT (${LIVE_KEY})`,
+      [merchantId, email],
+    );
+  }
+
+  /** Inserts the account and returns its id; null when the merchant already has an account with this email. */
+  async insert(manager: EntityManager, account: NewAccount): Promise<string | null> {
+    const inserted = (await manager.query(
+      `INSERT INTO console_accounts (id, merchant_id, api_key_id, email, password_hash, last_signed_in_at)
+         VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT ON CONSTRAINT console_accounts_merchant_email_key DO NOTHING RETURNING id`,
+      [account.id, account.merchantId, account.apiKeyId, account.email, account.passwordHash],
+    )) as Array<{ id: string }>;
+    return inserted.length ? inserted[0].id : null;
+  }
+
+  /** Removes the accounts a key granted, once the key is revoked. */
+  async deleteGrantedByRevokedKey(manager: EntityManager, keyId: string, merchantId: string): Promise<void> {
+    await manager.query(
+      `DELETE FROM console_accounts a USING api_keys k
+          WHERE k.id = a.api_key_id AND k.id = $1 AND k.merchant_id = $2 AND k.revoked_at IS NOT NULL`,
+      [keyId, merchantId],
+    );
+  }
+
+  /** The accounts with this email whose key is live, the most recently signed in first, at most `limit`. */
+  signInCandidates(email: string, limit: number): Promise<Array<{ id: string; password_hash: string }>> {
+    return this.dataSource.manager.query(
+      `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys k ON k.id = a.api_key_id
+        WHERE a.email = $1 AND ${LIVE_KEY}
+        ORDER BY a.last_signed_in_at DESC NULLS LAST, a.id DESC LIMIT $2`,
+      [email, limit],
+    );
+  }
+
+  async markSignedIn(accountId: string): Promise<void> {
+    await this.dataSource.manager.query(`UPDATE console_accounts SET last_signed_in_at = now() WHERE id = $1`, [accountId]);
+  }
+
+  /** The account's password hash, or undefined when there is no such account. */
+  async findPasswordHash(accountId: string): Promise<{ password_hash: string } | undefined> {
+    const [account] = (await this.dataSource.manager.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [
+      accountId,
+    ])) as Array<{
+      password_hash: string;
+    }>;
+    return account;
+  }
+
+  async setPasswordHash(manager: EntityManager, accountId: string, passwordHash: string): Promise<void> {
+    await manager.query(`UPDATE console_accounts SET password_hash = $2 WHERE id = $1`, [accountId, passwordHash]);
+  }
+
+  /** The merchant's accounts whose key is live, newest first. */
+  listLive<T>(merchantId: string, page: PageQuery, present: (account: ConsoleAccount) => T): Promise<Page<T>> {
+    const query = this.dataSource
+      .getRepository(ConsoleAccount)
+      .createQueryBuilder('account')
+      .innerJoinAndSelect('account.apiKey', 'k')
+      .where('account.merchant_id = :merchantId', { merchantId })
+      .andWhere(LIVE_KEY);
+    return paginate(query, page, present);
+  }
+
+  /** Removes an account of the merchant (its sessions go with it); the number of accounts removed. */
+  async delete(merchantId: string, accountId: string): Promise<number> {
+    const removed = await this.dataSource.getRepository(ConsoleAccount).delete({ id: accountId, merchantId });
+    return removed.affected ?? 0;
+  }
+
+  /** Starts a session, idle for `SESSION_IDLE_MINUTES` at most. */
+  insertSession(session: NewSession): Promise<void> {
+    return this.insertSessionIn(this.dataSource.manager, session);
+  }
+
+  /** `insertSession` inside the caller's transaction. */
+  async insertSessionIn(manager: EntityManager, session: NewSession): Promise<void> {
+    await manager
+      .getRepository(ConsoleSession)
+      .createQueryBuilder()
+      .insert()
+      .values({
+        id: session.id,
+        accountId: session.accountId,
+        tokenDigest: session.tokenDigest,
+        createdAt: () => 'now()',
+        refreshedAt: () => 'now()',
+        expiresAt: () => `now() + interval '${SESSION_IDLE_MINUTES} minutes'`,
+      })
+      .execute();
+  }
+
+  /** The live session with this token digest whose key is live, or undefined. */
+  async findLiveSession(tokenDigest: string): Promise<LiveSessionRow | undefined> {
+    const [row] = (await this.dataSource.manager.query(
+      `SELECT s.id AS session_id, s.refreshed_at < now() - make_interval(secs => $2) AS stale,
+              a.id AS account_id, a.merchant_id, a.email
+         FROM console_sessions s
+         JOIN console_accounts a ON a.id = s.account_id
+         JOIN api_keys k ON k.id = a.api_key_id
+        WHERE s.token_digest = $1 AND s.expires_at > now() AND ${LIVE_KEY}`,
+      [tokenDigest, REFRESH_RESOLUTION_SECONDS],
+    )) as LiveSessionRow[];
+    return row;
+  }
+
+  /** Moves a live session's idle expiry, never past its maximum age. */
+  async refreshSession(sessionId: string): Promise<void> {
+    await this.dataSource.manager.query(
+      `UPDATE console_sessions
+            SET refreshed_at = now(),
+                expires_at = least(now() + make_interval(mins => $2), created_at + make_interval(hours => $3))
+          WHERE id = $1 AND expires_at > now()`,
+      [sessionId, SESSION_IDLE_MINUTES, SESSION_MAX_HOURS],
+    );
+  }
+
+  /** Ends every session of the account. */
+  async deleteSessionsOf(manager: EntityManager, accountId: string): Promise<void> {
+    await manager.query(`DELETE FROM console_sessions WHERE account_id = $1`, [accountId]);
+  }
+
+  /** Sweeps the sessions that have ended. */
+  async deleteEndedSessions(): Promise<void> {
+    await this.dataSource.manager.query(`DELETE FROM console_sessions WHERE expires_at <= now()`);
+  }
+
+  /** Ends the session with this token digest, if there is one. */
+  async deleteSession(tokenDigest: string): Promise<void> {
+    await this.dataSource.manager.query(`DELETE FROM console_sessions WHERE token_digest = $1`, [tokenDigest]);
+  }
+}

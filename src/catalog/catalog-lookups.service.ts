@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Store } from '../stores/store.entity.js';
+import type { Product, SizeChart, Variant } from './catalog.entities.js';
+import { requireChartLabel } from './chart-labels.js';
+import { ProductsRepository } from './products.repository.js';
+import { SizeChartsRepository } from './size-charts.repository.js';
+
+/** What the engine needs of a size chart. */
+export type ChartRow = Pick<SizeChart, 'measurementType' | 'easeCm' | 'unit' | 'sizes'>;
+
+/** What another feature learns of a product or a variant it names. */
+type ProductRef = Pick<Product, 'id' | 'sizeChartId' | 'productTypeId' | 'archivedAt'>;
+type VariantRef = Pick<Variant, 'id' | 'productId' | 'sizeLabel' | 'archivedAt'>;
+
+/**
+ * The catalog as other features read it, inside their own transactions: the products and variants a request names, a
+ * chart's labels, a product's variants by size. Every read locks its rows `FOR KEY SHARE`, so that they stay while the
+ * caller's write refers to them, and a concurrent catalog edit waits for that write or wins.
+ */
+@Injectable()
+export class CatalogLookups {
+  constructor(
+    private readonly products: ProductsRepository,
+    private readonly charts: SizeChartsRepository,
+  ) {}
+
+  /** The store's product named in a request body's `field`; 400 on that field when it names nothing. */
+  product(manager: EntityManager, store: Store, id: string, field: string): Promise<ProductRef> {
+    return this.products.reference(manager, store, id, field);
+  }
+
+  /** The store's variant named in a request body's `field`; 400 on that field when it names nothing. */
+  variant(manager: EntityManager, store: Store, id: string, field: string): Promise<VariantRef> {
+    return this.products.referenceVariant(manager, store, id, field);
+  }
+
+  /** Refuses a `size_label` that is not a label of the chart `chartId` (400 `unknown_size`). */
+  async requireChartLabel(manager: EntityManager, chartId: string, label: string): Promise<void> {
+    requireChartLabel(await this.charts.lockLabels(manager, chartId), label);
+  }
+
+  /** For each size, the product's first active variant of that size. */
+  variantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
+    return this.products.activeVariantsBySize(manager, productId);
+  }
+}

@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { paginate, type Page } from '../common/http/pagination.js';
+import { type Removal, removeOrArchive } from '../common/http/removal.js';
+import { ProblemError } from '../common/problems/problem-error.js';
+import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import type { Store } from '../stores/store.entity.js';
+import { Product, Variant } from './catalog.entities.js';
+import { duplicate, type ExternalIdRow } from './catalog-errors.js';
+import type { ProductListQuery } from './dto/product.dto.js';
+
+/** The store's products and their variants. */
+@Injectable()
+export class ProductsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, product: QueryDeepPartialEntity<Product>): Promise<void> {
+    await manager.insert(Product, product);
+  }
+
+  list<T>(store: Store, query: ProductListQuery, present: (product: Product) => T): Promise<Page<T>> {
+    const products = queryInStore(this.dataSource.manager, Product, 'product', store);
+    if (query.external_id !== undefined) {
+      products.andWhere('product.external_id = :externalId', { externalId: query.external_id });
+    }
+    return paginate(products, query, present);
+  }
+
+  /** The store's product `id`; 404 otherwise. */
+  get(store: Store, id: string): Promise<Product> {
+    return findInStore(this.dataSource.manager, Product, store, id, 'product');
+  }
+
+  /** The product `id`, which the caller knows exists (a variant's product). */
+  getById(manager: EntityManager, id: string): Promise<Product> {
+    return manager.findOneByOrFail(Product, { id });
+  }
+
+  /** The store's product `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */
+  lock(manager: EntityManager, store: Store, id: string): Promise<Product> {
+    return findInStore(manager, Product, store, id, 'product', { lock: true });
+  }
+
+  async update(manager: EntityManager, id: string, changes: Partial<Product>): Promise<void> {
+    await manager.update(Product, { id }, changes);
+  }
+
+  /** Deletes the product (locked by the caller), or archives it when `referred`. */
+  removeOrArchive<T>(manager: EntityManager, product: Product, referred: boolean, present: (product: Product) => T): Promise<Removal<T>> {
+    return removeOrArchive(manager, Product, product, referred, present);
+  }
+
+  /** Whether products (archived ones included) use the product type. */
+  existWithType(manager: EntityManager, productTypeId: string): Promise<boolean> {
+    return manager.existsBy(Product, { productTypeId });
+  }
+
+  /** Whether active products use the size chart. */
+  existActiveWithChart(manager: EntityManager, sizeChartId: string): Promise<boolean> {
+    return manager.existsBy(Product, { sizeChartId, archivedAt: IsNull() });
+  }
+
+  /** Whether products (archived ones included) use the size chart. */
+  existWithChart(manager: EntityManager, sizeChartId: string): Promise<boolean> {
+    return manager.existsBy(Product, { sizeChartId });
+  }
+
+  /**
+   * Refuses an external id that another product (variant) of the store already has, with a 409 `duplicate` whose
+   * `existing_id` names that one, so an integrator retrying a create can carry on with it. `self` is the row being
+   * updated, which keeps its own id. Reads in the caller's transaction; the unique constraint stays the backstop when
+   * two requests race (`refusingDuplicates`).
+   */
+  async refuseTakenExternalId(
+    manager: EntityManager,
+    row: ExternalIdRow,
+    store: Store,
+    externalId: string | null | undefined,
+    self?: string,
+  ): Promise<void> {
+    if (externalId === undefined || externalId === null) return;
+    const where = { storeId: store.id, externalId };
+    const existing =
+      row === 'product'
+        ? await manager.findOne(Product, { where, select: { id: true } })
+        : await manager.findOne(Variant, { where, select: { id: true } });
+    if (existing && existing.id !== self) throw duplicate(row, existing.id);
+  }
+
+  /** A product named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */
+  reference(manager: EntityManager, store: Store, id: string, field: string): Promise<Product> {
+    return findReference(manager, Product, store, id, field);
+  }
+
+  /** A variant named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */
+  referenceVariant(manager: EntityManager, store: Store, id: string, field: string): Promise<Variant> {
+    return findReference(manager, Variant, store, id, field);
+  }
+
+  /** For each size, the product's first active variant of that size (locked: events will refer to them). */
+  async activeVariantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
+    const variants = await manager.find(Variant, {
+      where: { productId, archivedAt: IsNull() },
+      order: { id: 'ASC' },
+      lock: { mode: 'for_key_share' },
+    });
+    const bySize = new Map<string, string>();
+    for (const variant of variants) if (!bySize.has(variant.sizeLabel)) bySize.set(variant.sizeLabel, variant.id);
+    return bySize;
+  }
+
+  async insertVariant(manager: EntityManager, variant: QueryDeepPartialEntity<Variant>): Promise<void> {
+    await manager.insert(Variant, variant);
+  }
+
+  /** Every variant of the product (archived ones included). */
+  variantsOf(manager: EntityManager, productId: string): Promise<Variant[]> {
+    return manager.findBy(Variant, { productId });
+  }
+
+  /** Every variant of the store's product `productId`, in no particular order. */
+  variantsInStore(store: Store, productId: string): Promise<Variant[]> {
+    return queryInStore(this.dataSource.manager, Variant, 'variant', store)
+      .andWhere('variant.product_id = :productId', { productId })
+      .getMany();
+  }
+
+  /** The size labels that variants of the chart's products use. */
+  async sizeLabelsOnChart(manager: EntityManager, chartId: string): Promise<string[]> {
+    const used = await manager
+      .createQueryBuilder(Variant, 'variant')
+      .innerJoin(Product, 'product', 'product.id = variant.product_id')
+      .select('DISTINCT variant.size_label', 'label')
+      .where('product.size_chart_id = :chartId', { chartId })
+      .getRawMany<{ label: string }>();
+    return used.map((row) => row.label);
+  }
+
+  /** `findVariant` outside a transaction. */
+  getVariant(store: Store, productId: string, id: string): Promise<Variant> {
+    return this.findVariant(this.dataSource.manager, store, productId, id);
+  }
+
+  /** A variant of the product named in the path, which must itself be of the store. */
+  async findVariant(
+    manager: EntityManager,
+    store: Store,
+    productId: string,
+    id: string,
+    options: { lock?: boolean } = {},
+  ): Promise<Variant> {
+    const product = await findInStore(manager, Product, store, productId, 'product');
+    const variant = await findInStore(manager, Variant, store, id, 'variant', options);
+    if (variant.productId !== product.id) throw ProblemError.notFound('variant');
+    return variant;
+  }
+
+  async updateVariant(manager: EntityManager, id: string, changes: Partial<Variant>): Promise<void> {
+    await manager.update(Variant, { id }, changes);
+  }
+
+  /** Deletes the variant (locked by the caller), or archives it when `referred`. */
+  removeOrArchiveVariant<T>(
+    manager: EntityManager,
+    variant: Variant,
+    referred: boolean,
+    present: (variant: Variant) => T,
+  ): Promise<Removal<T>> {
+    return removeOrArchive(manager, Variant, variant, referred, present);
+  }
+}

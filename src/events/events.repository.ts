@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { paginate, type Page } from '../common/http/pagination.js';
+import { queryInStore } from '../common/tenancy/store-scope.js';
+import type { Store } from '../stores/store.entity.js';
+import type { EventListQuery } from './dto/event.dto.js';
+import { FitEvent } from './event.entity.js';
+import { deliveryKey, type EventDraft } from './event-rules.js';
+import type { LinkedSession } from './line-summaries.repository.js';
+
+/** The store's rows that events name, read (and locked against deletion) in one query. */
+export interface References {
+  readonly products: ReadonlySet<string>;
+  readonly variants: ReadonlyMap<string, string>;
+  readonly sessions: ReadonlyMap<string, LinkedSession & { productId: string }>;
+}
+
+const EVENT_COLUMNS = `id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
+  line_item_id, reason, quantity, occurred_at, received_at, payload_sha256`;
+
+/** The `events` table, and the rows of the store that events name. */
+@Injectable()
+export class EventsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The manager for statements that run alone, outside a transaction (each is atomic on its own). */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  /** A page of the store's events, newest first, filtered as the query asks. */
+  list<T>(store: Store, query: EventListQuery, present: (event: FitEvent) => T): Promise<Page<T>> {
+    const events = queryInStore(this.dataSource.manager, FitEvent, 'event', store);
+    if (query.type) events.andWhere('event.type = :type', { type: query.type });
+    if (query.source) events.andWhere('event.source = :source', { source: query.source });
+    if (query.session_id) events.andWhere('event.session_id = :sessionId', { sessionId: query.session_id });
+    if (query.order_id) events.andWhere('event.order_id = :orderId', { orderId: query.order_id });
+    if (query.product_id) events.andWhere('event.product_id = :productId', { productId: query.product_id });
+    return paginate(events, query, present);
+  }
+
+  /**
+   * Reads the products, variants and sessions the drafts name, in one statement, locked `FOR KEY SHARE` until commit.
+   * A concurrent delete of a product or variant either waits and then sees the new event (and archives instead), or
+   * wins and the event is refused: never a broken foreign key. A session change (which locks the session `FOR
+   * UPDATE`) either commits before, and its recommendation is seen here, or waits for this transaction's links.
+   */
+  async loadReferences(manager: EntityManager, store: Store, drafts: readonly EventDraft[]): Promise<References> {
+    const ids = (pick: (d: EventDraft) => string | null) => [...new Set(drafts.map(pick).filter((id) => id !== null))];
+    const productIds = ids((d) => d.productId);
+    const variantIds = ids((d) => d.variantId);
+    const sessionIds = ids((d) => d.sessionId);
+    const references = {
+      products: new Set<string>(),
+      variants: new Map<string, string>(),
+      sessions: new Map<string, LinkedSession & { productId: string }>(),
+    };
+    if (!productIds.length && !variantIds.length && !sessionIds.length) return references;
+
+    const rows: Array<{
+      kind: 'product' | 'variant' | 'session';
+      id: string;
+      product_id: string | null;
+      created_at: Date | null;
+      recommended: boolean | null;
+    }> = await manager.query(
+      `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
+          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
+                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
+     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
+       FROM p
+     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
+     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
+      [store.id, productIds, variantIds, sessionIds],
+    );
+    for (const row of rows) {
+      if (row.kind === 'product') references.products.add(row.id);
+      else if (row.kind === 'variant') references.variants.set(row.id, row.product_id as string);
+      else {
+        references.sessions.set(row.id, {
+          productId: row.product_id as string,
+          createdAt: row.created_at as Date,
+          recommended: row.recommended as boolean,
+        });
+      }
+    }
+    return references;
+  }
+
+  /** Inserts the rows whose delivery key is free; returns the ids of those inserted. */
+  async insertNew(manager: EntityManager, rows: readonly FitEvent[]): Promise<Set<string>> {
+    if (!rows.length) return new Set();
+    if (rows.length === 1) return this.insertOne(manager, rows[0]);
+    const column = <T>(pick: (row: FitEvent) => T) => rows.map(pick);
+    const inserted: Array<{ id: string }> = await manager.query(
+      `INSERT INTO events (${EVENT_COLUMNS})
+     SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
+            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
+                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[])
+         AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
+              quantity, occurred_at, sha256)
+     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+     RETURNING id`,
+      [
+        rows[0].merchantId,
+        rows[0].storeId,
+        rows[0].receivedAt.toISOString(),
+        column((r) => r.id),
+        column((r) => r.source),
+        column((r) => r.externalId),
+        column((r) => r.type),
+        column((r) => r.productId),
+        column((r) => r.variantId),
+        column((r) => r.sessionId),
+        column((r) => r.orderId),
+        column((r) => r.lineItemId),
+        column((r) => r.reason),
+        column((r) => r.quantity),
+        column((r) => r.occurredAt.toISOString()),
+        column((r) => (r.payloadSha256 as Buffer).toString('hex')),
+      ],
+    );
+    return new Set(inserted.map((row) => row.id));
+  }
+
+  /** One event: a plain VALUES row, which costs PostgreSQL less than the unnest form (a quarter of its CPU per event). */
+  private async insertOne(manager: EntityManager, row: FitEvent): Promise<Set<string>> {
+    const inserted: Array<{ id: string }> = await manager.query(
+      `INSERT INTO events (${EVENT_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+     RETURNING id`,
+      [
+        row.id,
+        row.merchantId,
+        row.storeId,
+        row.source,
+        row.externalId,
+        row.type,
+        row.productId,
+        row.variantId,
+        row.sessionId,
+        row.orderId,
+        row.lineItemId,
+        row.reason,
+        row.quantity,
+        row.occurredAt.toISOString(),
+        row.receivedAt.toISOString(),
+        row.payloadSha256,
+      ],
+    );
+    return new Set(inserted.map((r) => r.id));
+  }
+
+  /** The stored events holding the drafts' delivery keys, with their digests. */
+  async findStored(
+    manager: EntityManager,
+    store: Store,
+    drafts: readonly EventDraft[],
+  ): Promise<Map<string, { event: FitEvent; sha256: Buffer | null }>> {
+    const found = new Map<string, { event: FitEvent; sha256: Buffer | null }>();
+    if (!drafts.length) return found;
+    const events = await manager
+      .createQueryBuilder(FitEvent, 'event')
+      .addSelect('event.payloadSha256')
+      .where('event.merchant_id = :merchantId AND event.store_id = :storeId', {
+        merchantId: store.merchantId,
+        storeId: store.id,
+      })
+      .andWhere('(event.source, event.external_id) IN (SELECT * FROM unnest(CAST(:sources AS text[]), CAST(:ids AS text[])))', {
+        sources: drafts.map((d) => d.source),
+        ids: drafts.map((d) => d.externalId),
+      })
+      .getMany();
+    for (const event of events) {
+      found.set(deliveryKey(event.source, event.externalId), { event, sha256: event.payloadSha256 });
+    }
+    return found;
+  }
+
+  /** Inserts events as they are, in the caller's transaction; a taken delivery key fails the statement. */
+  async insert(manager: EntityManager, events: FitEvent[]): Promise<void> {
+    await manager.insert(FitEvent, events);
+  }
+
+  /** Whether any event names the product (the catalog's delete-or-archive check, in its transaction). */
+  namesProduct(manager: EntityManager, productId: string): Promise<boolean> {
+    return manager.existsBy(FitEvent, { productId });
+  }
+
+  /** Whether any event names the variant (the catalog's delete-or-archive check, in its transaction). */
+  namesVariant(manager: EntityManager, variantId: string): Promise<boolean> {
+    return manager.existsBy(FitEvent, { variantId });
+  }
+}

@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Store } from '../stores/store.entity.js';
+import type { FitEvent } from './event.entity.js';
+
+/** The earliest outcome of each kind seen for one order line (null: none yet). */
+interface LineOutcomes {
+  orderId: string;
+  lineItemId: string;
+  sizeReturnedAt: Date | null;
+  keptAt: Date | null;
+  sizeExchangedAt: Date | null;
+}
+
+const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a <= b ? a : b);
+const lineKey = (orderId: string, lineItemId: string) => JSON.stringify([orderId, lineItemId]);
+const byKey = <T>(entries: Map<string, T>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
+
+/** What the summaries need of a session a purchase names, read under a `FOR KEY SHARE` lock. */
+export interface LinkedSession {
+  readonly createdAt: Date;
+  readonly recommended: boolean;
+}
+
+/** The metrics' summaries of order lines: `order_lines`, `session_lines` and `sessions.first_purchased_at`. */
+@Injectable()
+export class LineSummariesRepository {
+  /**
+   * Keeps `order_lines`, `session_lines` and `sessions.first_purchased_at` (see the migration that creates them) in
+   * step with newly stored events, inside the transaction that stores them. At most five statements whatever the
+   * number of events:
+   *
+   * 1. upsert every touched line into `order_lines`, taking the earliest outcome times. The upsert locks the line's
+   *    row until commit, so events of one line are applied one transaction after the other; lines are locked in one
+   *    global order (sorted), so two transactions cannot deadlock on them;
+   * 2. link lines to the sessions their purchases name, copying the line's outcome times;
+   * 3. mark the links of lines that now have several sessions as `shared`;
+   * 4. copy changed outcome times to every session link of the line;
+   * 5. move `first_purchased_at` of the sessions purchases name (sorted by id, after every line lock).
+   */
+  async recordLineOutcomes(
+    manager: EntityManager,
+    store: Store,
+    events: readonly FitEvent[],
+    sessions: ReadonlyMap<string, LinkedSession>,
+  ): Promise<void> {
+    const touched = new Map<string, LineOutcomes>();
+    const links = new Map<string, { sessionId: string; orderId: string; lineItemId: string; purchasedAt: Date }>();
+    const changed = new Set<string>();
+    for (const event of events) {
+      if (event.orderId === null || event.lineItemId === null) continue;
+      const key = lineKey(event.orderId, event.lineItemId);
+      const line = touched.get(key) ?? {
+        orderId: event.orderId,
+        lineItemId: event.lineItemId,
+        sizeReturnedAt: null,
+        keptAt: null,
+        sizeExchangedAt: null,
+      };
+      const at = event.occurredAt;
+      if (event.type === 'purchase') {
+        if (event.sessionId !== null) {
+          const linkKey = JSON.stringify([event.sessionId, event.orderId, event.lineItemId]);
+          const link = links.get(linkKey);
+          if (!link || at < link.purchasedAt) {
+            links.set(linkKey, { sessionId: event.sessionId, orderId: event.orderId, lineItemId: event.lineItemId, purchasedAt: at });
+          }
+        }
+      } else if (event.type === 'item_kept') {
+        line.keptAt = earliest(line.keptAt, at);
+        changed.add(key);
+      } else if (event.reason === 'size' && event.type === 'return_requested') {
+        line.sizeReturnedAt = earliest(line.sizeReturnedAt, at);
+        changed.add(key);
+      } else if (event.reason === 'size' && event.type === 'size_exchange') {
+        line.sizeExchangedAt = earliest(line.sizeExchangedAt, at);
+        changed.add(key);
+      } else {
+        continue;
+      }
+      touched.set(key, line);
+    }
+    if (!touched.size) return;
+
+    const lines = byKey(touched);
+    const current = new Map<string, LineOutcomes>();
+    const upserted: Array<{
+      order_id: string;
+      line_item_id: string;
+      size_returned_at: Date | null;
+      kept_at: Date | null;
+      size_exchanged_at: Date | null;
+    }> = await manager.query(
+      `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+     ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
+       size_returned_at = LEAST(l.size_returned_at, EXCLUDED.size_returned_at),
+       kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
+       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
+     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
+      [
+        store.id,
+        lines.map((l) => l.orderId),
+        lines.map((l) => l.lineItemId),
+        lines.map((l) => isoOrNull(l.sizeReturnedAt)),
+        lines.map((l) => isoOrNull(l.keptAt)),
+        lines.map((l) => isoOrNull(l.sizeExchangedAt)),
+      ],
+    );
+    for (const row of upserted) {
+      current.set(lineKey(row.order_id, row.line_item_id), {
+        orderId: row.order_id,
+        lineItemId: row.line_item_id,
+        sizeReturnedAt: row.size_returned_at,
+        keptAt: row.kept_at,
+        sizeExchangedAt: row.size_exchanged_at,
+      });
+    }
+
+    if (links.size) {
+      const rows = byKey(links);
+      const outcomes = rows.map((link) => current.get(lineKey(link.orderId, link.lineItemId)) as LineOutcomes);
+      const session = (id: string) => sessions.get(id) as LinkedSession;
+      await manager.query(
+        `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
+                                       session_recommended, purchased_at, size_returned_at, kept_at, size_exchanged_at)
+       SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[],
+                                  $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
+         AS t(session_id, order_id, line_item_id, session_created_at, session_recommended, purchased_at,
+              size_returned_at, kept_at, size_exchanged_at)
+       ON CONFLICT (store_id, session_id, order_id, line_item_id) DO UPDATE SET
+         purchased_at = LEAST(s.purchased_at, EXCLUDED.purchased_at)`,
+        [
+          store.id,
+          rows.map((r) => r.sessionId),
+          rows.map((r) => r.orderId),
+          rows.map((r) => r.lineItemId),
+          rows.map((r) => session(r.sessionId).createdAt.toISOString()),
+          rows.map((r) => session(r.sessionId).recommended),
+          rows.map((r) => r.purchasedAt.toISOString()),
+          outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
+          outcomes.map((o) => isoOrNull(o.keptAt)),
+          outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
+        ],
+      );
+
+      const linked = [...new Set(rows.map((r) => lineKey(r.orderId, r.lineItemId)))].map((key) => current.get(key) as LineOutcomes);
+      await manager.query(
+        `UPDATE session_lines AS s SET shared = true
+         FROM (SELECT l.order_id, l.line_item_id
+                 FROM session_lines l
+                 JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
+                   ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
+                WHERE l.store_id = $1
+                GROUP BY l.order_id, l.line_item_id
+               HAVING count(*) > 1) AS m
+        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
+        [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)],
+      );
+    }
+
+    if (changed.size) {
+      const rows = [...changed].sort().map((key) => current.get(key) as LineOutcomes);
+      await manager.query(
+        `UPDATE session_lines AS s
+          SET size_returned_at = t.size_returned_at, kept_at = t.kept_at, size_exchanged_at = t.size_exchanged_at
+         FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+           AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+        WHERE s.store_id = $1 AND s.order_id = t.order_id AND s.line_item_id = t.line_item_id`,
+        [
+          store.id,
+          rows.map((r) => r.orderId),
+          rows.map((r) => r.lineItemId),
+          rows.map((r) => isoOrNull(r.sizeReturnedAt)),
+          rows.map((r) => isoOrNull(r.keptAt)),
+          rows.map((r) => isoOrNull(r.sizeExchangedAt)),
+        ],
+      );
+    }
+
+    if (links.size) {
+      const firstPurchases = new Map<string, Date>();
+      for (const link of links.values()) {
+        const known = firstPurchases.get(link.sessionId);
+        if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
+      }
+      const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      await manager.query(
+        `UPDATE sessions AS s SET first_purchased_at = t.at
+         FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
+        [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())],
+      );
+    }
+  }
+
+  /**
+   * A session's first recommendation: its links to purchased lines start counting. Called by the session change in
+   * its transaction, with the session row locked `FOR UPDATE`; ingestion locks a session it links `FOR KEY SHARE`, so
+   * the two never interleave and a link never misses the mark.
+   */
+  async markSessionRecommended(manager: EntityManager, storeId: string, sessionId: string): Promise<void> {
+    await manager.query(
+      `UPDATE session_lines SET session_recommended = true
+      WHERE store_id = $1 AND session_id = $2 AND NOT session_recommended`,
+      [storeId, sessionId],
+    );
+  }
+}

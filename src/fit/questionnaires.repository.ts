@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, IsNull, Not } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import { type Removal, removeOrArchive } from '../common/http/removal.js';
+import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import type { Store } from '../stores/store.entity.js';
+import { Questionnaire, QuestionnaireVersion } from './fit.entities.js';
+
+/** The store's questionnaires and their versions. */
+@Injectable()
+export class QuestionnairesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, questionnaire: QueryDeepPartialEntity<Questionnaire>): Promise<void> {
+    await manager.insert(Questionnaire, questionnaire);
+  }
+
+  async insertVersion(manager: EntityManager, version: QueryDeepPartialEntity<QuestionnaireVersion>): Promise<void> {
+    await manager.insert(QuestionnaireVersion, version);
+  }
+
+  list<T>(store: Store, page: PageQuery, present: (questionnaire: Questionnaire) => T): Promise<Page<T>> {
+    const query = queryInStore(this.dataSource.manager, Questionnaire, 'questionnaire', store);
+    return paginate(query, page, present);
+  }
+
+  /** The store's questionnaire `id`; 404 otherwise. */
+  get(store: Store, id: string): Promise<Questionnaire> {
+    return findInStore(this.dataSource.manager, Questionnaire, store, id, 'questionnaire');
+  }
+
+  /** A past (or the current) version of the questionnaire, if it has that one. */
+  getVersion(questionnaireId: string, version: number): Promise<QuestionnaireVersion | null> {
+    return this.dataSource.manager.findOneBy(QuestionnaireVersion, { questionnaireId, version });
+  }
+
+  /** The store's questionnaire `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */
+  lock(manager: EntityManager, store: Store, id: string): Promise<Questionnaire> {
+    return findInStore(manager, Questionnaire, store, id, 'questionnaire', { lock: true });
+  }
+
+  /** A questionnaire named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */
+  reference(manager: EntityManager, store: Store, id: string, field: string): Promise<Questionnaire> {
+    return findReference(manager, Questionnaire, store, id, field);
+  }
+
+  /** The store's default questionnaire unless archived (locked `FOR KEY SHARE`), or null. */
+  findDefault(manager: EntityManager, store: Store): Promise<Questionnaire | null> {
+    return manager.findOne(Questionnaire, {
+      where: { storeId: store.id, isDefault: true, archivedAt: IsNull() },
+      lock: { mode: 'for_key_share' },
+    });
+  }
+
+  async update(manager: EntityManager, id: string, changes: Partial<Questionnaire>): Promise<void> {
+    await manager.update(Questionnaire, { id }, changes);
+  }
+
+  /**
+   * A store has at most one default questionnaire. Changes of the default are serialised per store by locking the store
+   * row (`FOR NO KEY UPDATE`, which does not block writes that merely refer to the store).
+   */
+  async clearDefault(manager: EntityManager, store: Store, except: string): Promise<void> {
+    await manager.query('SELECT 1 FROM stores WHERE id = $1 FOR NO KEY UPDATE', [store.id]);
+    await manager.update(Questionnaire, { storeId: store.id, isDefault: true, id: Not(except) }, { isDefault: false });
+  }
+
+  /** Deletes the questionnaire (locked by the caller) with its versions, or archives it when `referred`. */
+  removeOrArchive<T>(
+    manager: EntityManager,
+    questionnaire: Questionnaire,
+    referred: boolean,
+    present: (questionnaire: Questionnaire) => T,
+    alsoOnArchive: QueryDeepPartialEntity<Questionnaire> = {},
+  ): Promise<Removal<T>> {
+    return removeOrArchive(manager, Questionnaire, questionnaire, referred, present, alsoOnArchive);
+  }
+}
