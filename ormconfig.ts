@@ -14,6 +14,7 @@ import { CatalogAndSessions1763820000000 } from './src/database/migrations/17638
 import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations/1763900000000-event-ingestion-and-metrics.js';
 import { SellerConsole1764000000000 } from './src/database/migrations/1764000000000-seller-console.js';
 import { ConsoleAccess1764100000000 } from './src/database/migrations/1764100000000-console-access.js';
+import { IdempotencyKeys1764200000000 } from './src/database/migrations/1764200000000-idempotency-keys.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -42,6 +43,7 @@ export const migrations = [
   EventIngestionAndMetrics1763900000000,
   SellerConsole1764000000000,
   ConsoleAccess1764100000000,
+  IdempotencyKeys1764200000000,
 ];
 
 /**

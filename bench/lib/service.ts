@@ -1,8 +1,8 @@
 /** What every bench and seed script shares: the built service as a child process, a JSON client, percentiles. */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>;
@@ -39,7 +39,7 @@ export async function startService(
   options: { nodeArgs?: readonly string[]; env?: Record<string, string>; script?: string } = {},
 ): Promise<RunningService> {
   const base = `http://127.0.0.1:${port}`;
-  const operatorKey = `sfo_bench_${randomBytes(24).toString('hex')}`;
+  const operatorKey = generateSecret(OPERATOR_KEY_PREFIX);
   const nodeArgs = [...(options.script ? [] : startNodeArgs()), ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, options.script ?? 'dist/src/main.js'], {
     env: {

@@ -8,6 +8,7 @@ import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 @ApiTags('API keys')
 @Controller('v1/api-keys')
@@ -15,6 +16,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Issue a key', description: 'The response carries the secret, once.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })

@@ -8,6 +8,7 @@ import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { CreateProductTypeRequest, ProductTypeResponse, UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_TYPE = { code: 'not_found', when: 'No such product type in this store' } as const;
 
@@ -17,6 +18,7 @@ export class ProductTypesController {
   constructor(private readonly types: ProductTypesService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a product type' })
   @ApiCreatedResponse({ type: ProductTypeResponse })

@@ -18,6 +18,7 @@ import {
 } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
 import { answerRemoval } from '../common/http/removal.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_PRODUCT = { code: 'not_found', when: 'No such product in this store' } as const;
 const NO_SUCH_VARIANT = { code: 'not_found', when: 'No such product in this store, or no such variant of it' } as const;
@@ -29,6 +30,7 @@ export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a product', description: '409 `duplicate` when the external_id is taken.' })
   @ApiCreatedResponse({ type: ProductResponse })
@@ -81,6 +83,7 @@ export class ProductsController {
   }
 
   @Post(':product_id/variants')
+  @IdempotentCreate()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a variant', description: "`size_label` must be a label of the product's chart." })
   @ApiCreatedResponse({ type: VariantResponse })

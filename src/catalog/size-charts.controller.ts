@@ -10,6 +10,7 @@ import type { Store } from '../stores/store.entity.js';
 import { CreateSizeChartRequest, SizeChartResponse, UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 import { answerRemoval } from '../common/http/removal.js';
 import { SizeChartsService } from './size-charts.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_CHART = { code: 'not_found', when: 'No such size chart in this store' } as const;
 
@@ -19,6 +20,7 @@ export class SizeChartsController {
   constructor(private readonly charts: SizeChartsService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a size chart' })
   @ApiCreatedResponse({ type: SizeChartResponse })

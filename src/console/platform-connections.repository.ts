@@ -18,7 +18,7 @@ export interface NewConnection {
   readonly shop: string;
   /** As granted by the platform, comma-separated. */
   readonly scopes: string;
-  /** The access token, sealed (token-seal.ts). */
+  /** The access token, sealed (common/crypto/seal.ts). */
   readonly tokenCiphertext: Buffer;
   /** The console account that connected the store. */
   readonly connectedBy: string;

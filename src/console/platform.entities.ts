@@ -20,7 +20,7 @@ export class PlatformOAuthState {
   expiresAt: Date;
 }
 
-/** A store's link to its shop on the platform. The access token is sealed (token-seal.ts) and never leaves. */
+/** A store's link to its shop on the platform. The access token is sealed (common/crypto/seal.ts) and never leaves. */
 @Entity({ name: 'platform_connections' })
 export class PlatformConnection {
   @PrimaryColumn({ type: 'uuid', name: 'store_id' })

@@ -10,7 +10,7 @@ import { StoresService } from '../stores/stores.service.js';
 import { ConsoleError } from './console-error.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import type { PlatformConnection } from './platform.entities.js';
-import { sealToken } from './token-seal.js';
+import { seal } from '../common/crypto/seal.js';
 import { Transactions } from '../database/transactions.js';
 
 /** Shop domains as the platform issues them (contract §8). */
@@ -153,7 +153,7 @@ export class PlatformService {
         storeId: pending.store_id,
         shop,
         scopes: granted.scope,
-        tokenCiphertext: sealToken(platform.tokenKey, pending.store_id, granted.token),
+        tokenCiphertext: seal(platform.tokenKey, pending.store_id, granted.token),
         connectedBy: identity.accountId,
       });
     });

@@ -15,6 +15,7 @@ import {
   UpdateQuestionnaireRequest,
 } from './dto/questionnaire.dto.js';
 import { QuestionnairesService } from './questionnaires.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_QUESTIONNAIRE = { code: 'not_found', when: 'No such questionnaire in this store' } as const;
 
@@ -24,6 +25,7 @@ export class QuestionnairesController {
   constructor(private readonly questionnaires: QuestionnairesService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Create a questionnaire' })
   @ApiCreatedResponse({ type: QuestionnaireResponse })

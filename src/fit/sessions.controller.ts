@@ -16,6 +16,7 @@ import {
   SessionResponse,
 } from './dto/session.dto.js';
 import { SessionsService } from './sessions.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_SESSION = { code: 'not_found', when: 'No such session in this store' } as const;
 
@@ -27,6 +28,7 @@ export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Start a fit session', description: 'State `started`; records `fit_started`.' })
   @ApiCreatedResponse({ type: SessionResponse })

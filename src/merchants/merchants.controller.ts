@@ -4,6 +4,7 @@ import { OperatorOnly, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { CreatedMerchantResponse, CreateMerchantRequest, MerchantResponse } from './dto/merchant.dto.js';
 import { MerchantsService } from './merchants.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 @ApiTags('Merchants')
 @Controller('v1')
@@ -11,6 +12,7 @@ export class MerchantsController {
   constructor(private readonly merchants: MerchantsService) {}
 
   @Post('merchants')
+  @IdempotentCreate()
   @OperatorOnly()
   @ApiOperation({
     summary: 'Create a merchant',

@@ -7,6 +7,7 @@ import { type Page, PageQuery } from '../common/http/pagination.js';
 import { CreateStoreRequest, StoreResponse, UpdateStoreRequest } from './dto/store.dto.js';
 import type { Store } from './store.entity.js';
 import { StoresService } from './stores.service.js';
+import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 @ApiTags('Stores')
 @Controller('v1/stores')
@@ -14,6 +15,7 @@ export class StoresController {
   constructor(private readonly stores: StoresService) {}
 
   @Post()
+  @IdempotentCreate()
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Create a store' })
   @ApiCreatedResponse({ type: StoreResponse })

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
+import { IDEMPOTENT_EXTENSION } from '../http/idempotent-create.decorator.js';
 import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
 
 class ProblemFieldError {
@@ -118,9 +119,10 @@ function documentProblems(document: OpenAPIObject): void {
     if (!path.startsWith('/v1/')) continue;
     for (const [method, operation] of operationsOf(item)) {
       const where = `${method.toUpperCase()} ${path}`;
-      const extended = operation as typeof operation & { [PROBLEMS_EXTENSION]?: ProblemCase[] };
-      const own = extended[PROBLEMS_EXTENSION] ?? [];
+      const extended = operation as typeof operation & { [PROBLEMS_EXTENSION]?: ProblemCase[]; [IDEMPOTENT_EXTENSION]?: true };
+      const own = [...(extended[PROBLEMS_EXTENSION] ?? []), ...(extended[IDEMPOTENT_EXTENSION] ? documentIdempotency(operation) : [])];
       delete extended[PROBLEMS_EXTENSION];
+      delete extended[IDEMPOTENT_EXTENSION];
       const defaults = [...(operation.requestBody ? BODY_PROBLEMS : []), ...COMMON_PROBLEMS];
       const statuses = new Set([...Object.keys(operation.responses), ...[...own, ...defaults].map((c) => String(PROBLEMS[c.code].status))]);
       for (const status of statuses) {
@@ -151,6 +153,41 @@ function documentProblems(document: OpenAPIObject): void {
       }
     }
   }
+}
+
+/**
+ * A create that honours `Idempotency-Key` (`@IdempotentCreate()`): the header, the replay header on its success
+ * answer, and the two 409s it adds.
+ */
+function documentIdempotency(operation: OpenAPIObject['paths'][string]['post'] & object): ProblemCase[] {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: the same key with the same request within 24 hours answers what the first request ' +
+        'answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new ' +
+        'UUID for each new request.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      example: '5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41',
+    },
+  ];
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (Number(status) >= 300 || !response || '$ref' in response) continue;
+    response.headers = {
+      ...response.headers,
+      'Idempotent-Replayed': {
+        description: '`true` when this is the answer to an earlier request with the same `Idempotency-Key`.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+  return [
+    { code: 'idempotency_key_reused', when: 'The `Idempotency-Key` came earlier with another request' },
+    { code: 'idempotency_key_in_use', when: 'The first request with this `Idempotency-Key` is still running' },
+  ];
 }
 
 /** The problem codes a description names in backquotes; each must be one its status answers with. */

@@ -68,6 +68,20 @@ export const PROBLEMS = {
     title: 'Duplicate',
     description: 'Another resource of this store already uses this external_id (or other unique value).',
   },
+  idempotency_key_reused: {
+    status: 409,
+    title: 'Idempotency key reused',
+    description:
+      'The `Idempotency-Key` was used by this credential, within the last 24 hours, for a request with another path or ' +
+      'body. A retry must repeat the request exactly; a new request needs a new key.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    title: 'Idempotency key in use',
+    description:
+      'A request with this `Idempotency-Key` is still running. Retry after the number of seconds in `Retry-After`: ' +
+      'you will then get its answer.',
+  },
   in_use: {
     status: 409,
     title: 'In use',

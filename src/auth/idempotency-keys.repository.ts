@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+
+/** How long a key is remembered after its first use. */
+const KEPT_HOURS = 24;
+/**
+ * A claim with no answer after this long was left by a process that stopped between the create and recording its
+ * answer: the next request with the key may take it over.
+ */
+const ABANDONED_SECONDS = 60;
+
+/** A claimed key: the request it came with and, once answered, the sealed answer. */
+export interface HeldKey {
+  readonly requestDigest: Buffer;
+  readonly sealedAnswer: Buffer | null;
+}
+
+/** The `Idempotency-Key`s of each credential: every statement on its own, no transaction. */
+@Injectable()
+export class IdempotencyKeysRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims the key for this request; false when the credential holds it already. Expired keys of the credential,
+   * and an abandoned claim of this key, are dropped first, so they never stand in the way.
+   */
+  async claim(credential: string, keyDigest: Buffer, requestDigest: Buffer): Promise<boolean> {
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys
+        WHERE credential = $1
+          AND (expires_at <= now()
+               OR (key_digest = $2 AND sealed_answer IS NULL AND created_at <= now() - make_interval(secs => $3)))`,
+      [credential, keyDigest, ABANDONED_SECONDS],
+    );
+    const claimed: unknown[] = await this.dataSource.query(
+      `INSERT INTO idempotency_keys (credential, key_digest, request_digest, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(hours => $4))
+       ON CONFLICT (credential, key_digest) DO NOTHING
+       RETURNING 1`,
+      [credential, keyDigest, requestDigest, KEPT_HOURS],
+    );
+    return claimed.length === 1;
+  }
+
+  async find(credential: string, keyDigest: Buffer): Promise<HeldKey | null> {
+    const [row] = (await this.dataSource.query(
+      `SELECT request_digest, sealed_answer FROM idempotency_keys WHERE credential = $1 AND key_digest = $2`,
+      [credential, keyDigest],
+    )) as Array<{ request_digest: Buffer; sealed_answer: Buffer | null }>;
+    return row ? { requestDigest: row.request_digest, sealedAnswer: row.sealed_answer } : null;
+  }
+
+  /** Records the answer of a claimed key. */
+  async answer(credential: string, keyDigest: Buffer, sealedAnswer: Buffer): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE idempotency_keys SET sealed_answer = $3 WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`,
+      [credential, keyDigest, sealedAnswer],
+    );
+  }
+
+  /** Gives a claimed key up (its request failed): the next request with it runs afresh. */
+  async release(credential: string, keyDigest: Buffer): Promise<void> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`, [
+      credential,
+      keyDigest,
+    ]);
+  }
+}

@@ -1,0 +1,104 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { createHash, hkdfSync } from 'node:crypto';
+import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
+import { seal, unseal } from '../common/crypto/seal.js';
+import { IDEMPOTENT_CREATE } from '../common/http/idempotent-create.decorator.js';
+import { ProblemError } from '../common/problems/problem-error.js';
+import { presentedKey } from './bearer-token.js';
+import { digestSecret } from './key-secret.js';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
+import type { Principal } from './principal.js';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+/** Printable ASCII, as Stripe takes it: a UUID is the usual choice. */
+const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * `Idempotency-Key` on the routes marked `@IdempotentCreate()` (docs/decisions/007-idempotent-creates.md). The first
+ * request with a key claims it for its credential; when it succeeds, its answer is kept for 24 hours, sealed, and
+ * every later request with the same key and the same method, path and body gets that answer again (with
+ * `Idempotent-Replayed: true`) instead of creating anything. The same key with another request is a 409, and so is a
+ * key whose first request is still running. A request that fails gives its key up, so a retry runs afresh.
+ *
+ * The answer may hold a secret (a new API key's): it is sealed under a key derived from the caller's own secret and
+ * the idempotency key, neither of which is stored, so the table holds nothing that opens without both.
+ */
+@Injectable()
+export class IdempotentCreates implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: IdempotencyKeysRepository,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (!this.reflector.get<boolean>(IDEMPOTENT_CREATE, context.getHandler())) return next.handle();
+    const request = context.switchToHttp().getRequest<Request>();
+    const header = request.headers[IDEMPOTENCY_HEADER.toLowerCase()];
+    if (header === undefined) return next.handle();
+    if (typeof header !== 'string' || !WELL_FORMED_KEY.test(header)) {
+      throw ProblemError.field(IDEMPOTENCY_HEADER, 'invalid', `${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters`);
+    }
+    const caller = callerOf(request);
+    if (!caller) return next.handle();
+
+    const keyDigest = sha256(header);
+    const requestDigest = sha256(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`);
+    const context_ = keyDigest.toString('hex');
+    const sealKey = Buffer.from(hkdfSync('sha256', `${caller.secret}\n${header}`, keyDigest, 'size-fit idempotent answer', 32));
+
+    for (let attempt = 0; !(await this.keys.claim(caller.credential, keyDigest, requestDigest)); attempt++) {
+      const held = await this.keys.find(caller.credential, keyDigest);
+      if (!held) {
+        // Given up between our claim and our read: claim again (a failing first request cannot loop us for long).
+        if (attempt < 3) continue;
+        throw inUse();
+      }
+      if (!held.requestDigest.equals(requestDigest)) {
+        throw new ProblemError(
+          'idempotency_key_reused',
+          `This ${IDEMPOTENCY_HEADER} came with another request; use a new key for a new request`,
+        );
+      }
+      if (!held.sealedAnswer) throw inUse();
+      context.switchToHttp().getResponse<Response>().setHeader(REPLAYED_HEADER, 'true');
+      return of(JSON.parse(unseal(sealKey, context_, held.sealedAnswer)));
+    }
+
+    return next.handle().pipe(
+      mergeMap((answer) =>
+        from(this.keys.answer(caller.credential, keyDigest, seal(sealKey, context_, JSON.stringify(answer) ?? 'null')).then(() => answer)),
+      ),
+      catchError((error: unknown) =>
+        from(
+          this.keys.release(caller.credential, keyDigest).then(
+            () => Promise.reject(error),
+            () => Promise.reject(error),
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+/** The credential the key belongs to, and its secret (from the request: never stored). */
+function callerOf(request: Request): { credential: string; secret: string } | null {
+  const principal = request.user as Principal | undefined;
+  const presented = presentedKey(request.headers.authorization);
+  if (!principal || presented.kind !== 'key') return null;
+  if (principal.kind === 'operator') return { credential: `operator:${digestSecret(presented.secret)}`, secret: presented.secret };
+  return principal.keyId ? { credential: `key:${principal.keyId}`, secret: presented.secret } : null;
+}
+
+function inUse(): ProblemError {
+  return new ProblemError(
+    'idempotency_key_in_use',
+    `A request with this ${IDEMPOTENCY_HEADER} is still running; retry shortly for its answer`,
+    undefined,
+    { 'Retry-After': '1' },
+  );
+}

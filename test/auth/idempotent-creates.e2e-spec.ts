@@ -1,0 +1,187 @@
+/**
+ * `Idempotency-Key` on creates: a retried request gets the first answer and creates nothing more, under concurrency
+ * too; another request with the same key is a 409; keys belong to their credential; the answers kept (a new key's
+ * secret among them) are sealed, never in clear.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
+import { createProductType, createSizeChart } from '../support/catalog-fixtures.js';
+import { createTenant, expectErrors, expectProblem, issueKey } from '../support/fixtures.js';
+
+describe('idempotent creates', () => {
+  const t = useApp();
+  const db = () => t.app.get(DataSource);
+
+  const createStore = (secret: string, key: string | undefined, body: object) => {
+    const request = t.http().post('/v1/stores').set(bearer(secret));
+    return (key === undefined ? request : request.set('Idempotency-Key', key)).send(body);
+  };
+  const storeCount = async (merchantId: string) =>
+    Number((await db().query(`SELECT count(*) AS n FROM stores WHERE merchant_id = $1`, [merchantId]))[0].n);
+
+  it('answers a retry with the first answer, marked as replayed, and creates nothing more', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    const first = await createStore(tenant.admin.secret, key, { name: 'Outlet' });
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await createStore(tenant.admin.secret, key, { name: 'Outlet' });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await storeCount(tenant.merchantId)).toBe(2);
+  });
+
+  it('creates one resource for the same key sent many times at once', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => createStore(tenant.admin.secret, key, { name: 'Rush' })));
+    const created = answers.filter((answer) => answer.status === 201);
+    for (const answer of answers.filter((a) => a.status !== 201)) {
+      expectProblem(answer, 409, 'idempotency_key_in_use');
+      expect(answer.headers['retry-after']).toBe('1');
+    }
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((answer) => answer.body.id)).size).toBe(1);
+    expect(await storeCount(tenant.merchantId)).toBe(2);
+    const settled = await createStore(tenant.admin.secret, key, { name: 'Rush' });
+    expect(settled.status).toBe(201);
+    expect(settled.body.id).toBe(created[0].body.id);
+  });
+
+  it('refuses the same key with another body or on another route', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    expect((await createStore(tenant.admin.secret, key, { name: 'One' })).status).toBe(201);
+    expectProblem(await createStore(tenant.admin.secret, key, { name: 'Two' }), 409, 'idempotency_key_reused');
+    const type = await t
+      .http()
+      .post(`/v1/stores/${tenant.storeId}/product-types`)
+      .set(bearer(tenant.admin.secret))
+      .set('Idempotency-Key', key)
+      .send({ name: 'Tops', category: 'tops', zone_weights: { chest: 1 } });
+    expectProblem(type, 409, 'idempotency_key_reused');
+    expect(await storeCount(tenant.merchantId)).toBe(2);
+  });
+
+  it('keeps keys per credential: the same key from another key is another request', async () => {
+    const tenant = await createTenant(t);
+    const other = await issueKey(t, tenant.admin.secret, { scopes: ['admin'] });
+    const key = randomUUID();
+    const mine = await createStore(tenant.admin.secret, key, { name: 'Mine' });
+    const theirs = await createStore(other.secret, key, { name: 'Mine' });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('does not remember a refused request: the corrected retry runs', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    expectErrors(await createStore(tenant.admin.secret, key, { name: '' }), { name: 'invalid_length' });
+    const fixed = await createStore(tenant.admin.secret, key, { name: 'Fixed' });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('refuses a malformed key and works as before without one', async () => {
+    const tenant = await createTenant(t);
+    expectErrors(await createStore(tenant.admin.secret, 'x'.repeat(256), { name: 'Long' }), { 'Idempotency-Key': 'invalid' });
+    expectErrors(await createStore(tenant.admin.secret, 'has space', { name: 'Space' }), { 'Idempotency-Key': 'invalid' });
+    const plain = [
+      await createStore(tenant.admin.secret, undefined, { name: 'A' }),
+      await createStore(tenant.admin.secret, undefined, { name: 'A' }),
+    ];
+    expect(plain.map((answer) => answer.status)).toEqual([201, 201]);
+    expect(plain[0].body.id).not.toBe(plain[1].body.id);
+  });
+
+  it('replays a new merchant with its admin secret to the operator, and keeps no secret in clear', async () => {
+    const key = randomUUID();
+    const name = `Retried ${randomUUID()}`;
+    const create = () => t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).set('Idempotency-Key', key).send({ name });
+    const first = await create();
+    const again = await create();
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const secret = first.body.api_key.secret as string;
+    const merchants = await db().query(`SELECT count(*) AS n FROM merchants WHERE name = $1`, [name]);
+    expect(Number(merchants[0].n)).toBe(1);
+    const rows: Array<{ sealed_answer: Buffer; key_digest: Buffer; credential: string }> = await db().query(
+      `SELECT credential, key_digest, sealed_answer FROM idempotency_keys`,
+    );
+    for (const row of rows) {
+      const stored = `${row.credential} ${row.key_digest.toString('hex')} ${row.sealed_answer?.toString('latin1')}`;
+      expect(stored).not.toContain(secret);
+      expect(stored).not.toContain(key);
+      expect(stored).not.toContain(name);
+    }
+  });
+
+  it('replays an issued key with its secret, and covers every create of the catalog and the fit flow', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    const issue = () =>
+      t
+        .http()
+        .post('/v1/api-keys')
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', key)
+        .send({ name: 'ci', scopes: ['events'], store_id: tenant.storeId });
+    const [first, again] = [await issue(), await issue()];
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.secret).toBe(first.body.secret);
+
+    const base = `/v1/stores/${tenant.storeId}`;
+    const type = await createProductType(t, tenant.admin.secret, tenant.storeId);
+    const chart = await createSizeChart(t, tenant.admin.secret, tenant.storeId);
+    const creates: Array<[string, object]> = [
+      [`${base}/product-types`, { name: 'Bottoms', category: 'bottoms', zone_weights: { waist: 1 } }],
+      [`${base}/size-charts`, { name: 'Chart', unit: 'cm', measurement_type: 'body', sizes: chart.sizes }],
+      [`${base}/products`, { title: 'Jeans', product_type_id: type.id, size_chart_id: chart.id }],
+      [
+        `${base}/questionnaires`,
+        {
+          name: 'Short',
+          questions: [
+            { key: 'height', required: true },
+            { key: 'weight', required: true },
+          ],
+        },
+      ],
+    ];
+    for (const [path, body] of creates) {
+      const send = (idempotencyKey: string) =>
+        t.http().post(path).set(bearer(tenant.admin.secret)).set('Idempotency-Key', idempotencyKey).send(body);
+      const once = randomUUID();
+      const [a, b] = [await send(once), await send(once)];
+      expect([path, a.status, b.status, b.headers['idempotent-replayed']]).toEqual([path, 201, 201, 'true']);
+      expect(b.body.id).toBe(a.body.id);
+    }
+    const product = (await t.http().get(`${base}/products`).set(bearer(tenant.admin.secret))).body.data[0];
+    const variantKey = randomUUID();
+    const variant = () =>
+      t
+        .http()
+        .post(`${base}/products/${product.id}/variants`)
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', variantKey)
+        .send({ size_label: chart.sizes[0].label, sku: 'J-1' });
+    const [v1, v2] = [await variant(), await variant()];
+    expect([v1.status, v2.status, v2.body.id]).toEqual([201, 201, v1.body.id]);
+    const sessionKey = randomUUID();
+    const session = () =>
+      t
+        .http()
+        .post(`${base}/sessions`)
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', sessionKey)
+        .send({ product_id: product.id });
+    const [s1, s2] = [await session(), await session()];
+    expect([s1.status, s2.status, s2.body.id]).toEqual([201, 201, s1.body.id]);
+  });
+});
