@@ -10,7 +10,7 @@ import type { Scope } from './scopes.js';
 export const LIVE_KEY = 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())';
 
 /** An active key and the store it is bound to (the `store_…` columns are null for an unrestricted key). */
-export interface KeyRow {
+interface KeyRow {
   id: string;
   merchant_id: string;
   store_id: string | null;
@@ -34,7 +34,7 @@ const AUTHENTICATE = `
    WHERE k.secret_digest = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
 /** A key's record as it is inserted: the secret itself is never stored, only its digest. */
-export interface NewKeyRecord {
+interface NewKeyRecord {
   readonly id: string;
   readonly merchantId: string;
   readonly storeId: string | null;
@@ -46,7 +46,7 @@ export interface NewKeyRecord {
 }
 
 /** A key of a merchant, and of one store when `storeId` is given. */
-export interface KeyOfMerchant {
+interface KeyOfMerchant {
   readonly id: string;
   readonly merchantId: string;
   readonly storeId?: string;

@@ -19,7 +19,7 @@ import { Transactions } from '../database/transactions.js';
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** An active key, as authentication needs it. */
-export interface AuthenticatedKey {
+interface AuthenticatedKey {
   readonly id: string;
   readonly merchantId: string;
   readonly storeId: string | null;
@@ -28,7 +28,7 @@ export interface AuthenticatedKey {
   readonly store: Store | null;
 }
 
-export interface NewKey {
+interface NewKey {
   readonly name: string;
   readonly scopes: readonly Scope[];
   readonly storeId: string | null;

@@ -2,7 +2,7 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { isWellFormedSecret } from './key-secret.js';
 
 /** What a request's `Authorization` header presents. */
-export type PresentedKey =
+type PresentedKey =
   | { readonly kind: 'none' }
   /** A secret of the right shape with a matching checksum: worth looking up. */
   | { readonly kind: 'key'; readonly secret: string }

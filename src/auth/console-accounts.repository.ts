@@ -6,13 +6,13 @@ import { LIVE_KEY } from './api-keys.repository.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
 
 /** A session ends after this long without a request… */
-export const SESSION_IDLE_MINUTES = 30;
+const SESSION_IDLE_MINUTES = 30;
 /** …and this long after sign-in, whichever comes first. */
-export const SESSION_MAX_HOURS = 12;
+const SESSION_MAX_HOURS = 12;
 /** `refreshed_at` moves at most this often, so most requests only read the session. */
 const REFRESH_RESOLUTION_SECONDS = 60;
 
-export interface NewAccount {
+interface NewAccount {
   readonly id: string;
   readonly merchantId: string;
   readonly apiKeyId: string;
@@ -20,7 +20,7 @@ export interface NewAccount {
   readonly passwordHash: string;
 }
 
-export interface NewSession {
+interface NewSession {
   readonly id: string;
   readonly accountId: string;
   /** SHA-256 of the cookie token: the token itself is never stored. */
@@ -28,7 +28,7 @@ export interface NewSession {
 }
 
 /** A live session, as a cookie's digest finds it. */
-export interface LiveSessionRow {
+interface LiveSessionRow {
   session_id: string;
   /** `refreshed_at` is older than the refresh resolution: the session's expiry should move. */
   stale: boolean;

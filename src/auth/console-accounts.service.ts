@@ -16,26 +16,24 @@ import type { ConsoleIdentity } from './principal.js';
 import { dummyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength, verifyPassword } from './passwords.js';
 import { Transactions } from '../database/transactions.js';
 
-export { SESSION_IDLE_MINUTES, SESSION_MAX_HOURS } from './console-accounts.repository.js';
-
 const EMAIL_MAX_LENGTH = 254;
 /** An email names accounts in at most a few merchants; each one costs a password check at sign-in. */
 const ACCOUNTS_PER_EMAIL_CHECKED = 5;
 
-export interface SignUp {
+interface SignUp {
   readonly adminKey: string;
   readonly email: string;
   readonly password: string;
 }
 
-export type SignUpResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] };
+type SignUpResult = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] };
 
-export type TooManyAttempts = { readonly ok: false; readonly reason: 'too_many_attempts'; readonly retryAfterSeconds: number };
+type TooManyAttempts = { readonly ok: false; readonly reason: 'too_many_attempts'; readonly retryAfterSeconds: number };
 
-export type LogInResult =
+type LogInResult =
   { readonly ok: true; readonly token: string } | { readonly ok: false; readonly reason: 'invalid_credentials' } | TooManyAttempts;
 
-export type PasswordChangeResult =
+type PasswordChangeResult =
   { readonly ok: true; readonly token: string } | { readonly ok: false; readonly errors: FieldError[] } | TooManyAttempts;
 
 /** Console accounts and their browser sessions (docs/decisions/005-seller-console.md, 006-console-access.md). */
@@ -210,7 +208,7 @@ export class ConsoleAccountsService {
  * `local@domain.tld` without white space, checked in linear time and only below the length limit: a regular
  * expression with two unbounded runs that can match the same characters takes quadratic time on a crafted address.
  */
-export function isEmailAddress(email: string): boolean {
+function isEmailAddress(email: string): boolean {
   if (email.length > EMAIL_MAX_LENGTH || /\s/.test(email)) return false;
   const at = email.indexOf('@');
   if (at < 1 || at !== email.lastIndexOf('@')) return false;
@@ -236,4 +234,4 @@ function passwordErrors(password: string, email: string): FieldError[] {
   return [];
 }
 
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+const normaliseEmail = (email: string): string => email.trim().toLowerCase();

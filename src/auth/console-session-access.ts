@@ -16,7 +16,7 @@ import {
 } from './console-credentials.js';
 import type { ConsoleIdentity, MerchantPrincipal } from './principal.js';
 
-export type ConsoleRule = Extract<AccessRule, { kind: 'console' }>;
+type ConsoleRule = Extract<AccessRule, { kind: 'console' }>;
 
 /**
  * The console's credential: the session cookie instead of a key, and on every POST a form whose CSRF token derives

@@ -11,7 +11,7 @@ const KEPT_HOURS = 24;
 const ABANDONED_SECONDS = 60;
 
 /** A claimed key: the request it came with and, once answered, the sealed answer. */
-export interface HeldKey {
+interface HeldKey {
   readonly requestDigest: Buffer;
   readonly sealedAnswer: Buffer | null;
 }

@@ -11,8 +11,8 @@ import { digestSecret } from './key-secret.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import type { Principal } from './principal.js';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Printable ASCII, as Stripe takes it: a UUID is the usual choice. */
 const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
 

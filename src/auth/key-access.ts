@@ -6,7 +6,7 @@ import type { AccessRule } from './access.decorators.js';
 import { unauthenticated } from './bearer-token.js';
 import type { MerchantPrincipal, Principal } from './principal.js';
 
-export type KeyRule = Extract<AccessRule, { kind: 'operator' | 'merchant' }>;
+type KeyRule = Extract<AccessRule, { kind: 'operator' | 'merchant' }>;
 
 /**
  * The API's credential: the bearer key, authenticated by passport's bearer strategy (bearer.strategy.ts) on every

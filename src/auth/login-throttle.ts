@@ -5,11 +5,11 @@ import { digestSecret } from './key-secret.js';
 /** An email's failures are remembered this long (a success forgets them)… */
 const EMAIL_WINDOW_SECONDS = 24 * 60 * 60;
 /** …and from the fifth on, each one makes the next attempt for the email wait: 4 s, 8 s, 16 s… up to 5 minutes. */
-export const FAILURES_PER_EMAIL = 5;
+const FAILURES_PER_EMAIL = 5;
 export const FIRST_EMAIL_DELAY_SECONDS = 4;
-export const MAX_EMAIL_DELAY_SECONDS = 5 * 60;
+const MAX_EMAIL_DELAY_SECONDS = 5 * 60;
 /** Failures allowed per client address in the window, across emails and sign-ups. */
-export const FAILURES_PER_ADDRESS = 20;
+const FAILURES_PER_ADDRESS = 20;
 const ADDRESS_WINDOW_SECONDS = 15 * 60;
 
 /**
@@ -66,7 +66,7 @@ export class LoginThrottle {
 }
 
 /** The wait after an email's `failures`-th failure in the window: none before the fifth, then doubling. */
-export function emailDelaySeconds(failures: number): number {
+function emailDelaySeconds(failures: number): number {
   if (failures < FAILURES_PER_EMAIL) return 0;
   return Math.min(FIRST_EMAIL_DELAY_SECONDS * 2 ** (failures - FAILURES_PER_EMAIL), MAX_EMAIL_DELAY_SECONDS);
 }

@@ -20,7 +20,7 @@ export interface ConsoleRequest {
 /** Who is calling, as established by the bearer guard. */
 export type Principal = OperatorPrincipal | MerchantPrincipal;
 
-export interface OperatorPrincipal {
+interface OperatorPrincipal {
   readonly kind: 'operator';
 }
 

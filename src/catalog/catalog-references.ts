@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 /** The catalog rows other features may refer to. */
-export type CatalogRow = 'product' | 'variant' | 'size_chart';
+type CatalogRow = 'product' | 'variant' | 'size_chart';
 
 /** Whether some row of the registering feature refers to the catalog row `id`, read in the caller's transaction. */
-export type ReferenceCheck = (manager: EntityManager, id: string) => Promise<boolean>;
+type ReferenceCheck = (manager: EntityManager, id: string) => Promise<boolean>;
 
 /**
  * Who refers to catalog rows. A delete archives a row that something still refers to and removes it otherwise; the

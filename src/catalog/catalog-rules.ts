@@ -3,8 +3,8 @@ import { isPlainObject } from '../common/validation/plain-object.js';
 import { isZone, ZONES, type Zone } from '../fit/engine/types.js';
 
 /** The most a zone weight can be; weights are relative, so a small range is plenty. */
-export const MAX_ZONE_WEIGHT = 10;
-export const MAX_SIZES = 50;
+const MAX_ZONE_WEIGHT = 10;
+const MAX_SIZES = 50;
 /** No chart range is larger than this, in either unit. */
 const MAX_RANGE_VALUE = 500;
 

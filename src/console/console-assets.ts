@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export interface Asset {
+interface Asset {
   readonly body: Buffer;
   readonly type: string;
   /** A digest of the content: URLs carry it, so browsers may keep an asset for a year. */

@@ -52,7 +52,7 @@ export class ConsolePageFilter implements ExceptionFilter {
 }
 
 /** A problem as a console error page (also for console addresses that never reach a console route). */
-export function sendProblemPage(
+function sendProblemPage(
   pages: PageSender,
   request: Request,
   response: Response,
@@ -75,7 +75,7 @@ export function sendProblemPage(
 }
 
 /** Console pages, not the API's JSON, for every address under /console but its assets. */
-export const isConsolePage = (path: string): boolean =>
+const isConsolePage = (path: string): boolean =>
   (path === '/console' || path.startsWith('/console/')) && !path.startsWith('/console/assets/');
 
 /** What the service's error filter uses for console addresses that reach no console route. */

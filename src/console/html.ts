@@ -13,7 +13,7 @@ export type HtmlValue = Html | string | number | boolean | null | undefined | re
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0];

@@ -6,14 +6,14 @@ import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
 const STATE_LIFETIME_MINUTES = 10;
 
 /** A pending connection, as its state is taken. */
-export interface TakenStateRow {
+interface TakenStateRow {
   store_id: string;
   shop: string;
   /** The state has not expired. */
   live: boolean;
 }
 
-export interface NewConnection {
+interface NewConnection {
   readonly storeId: string;
   readonly shop: string;
   /** As granted by the platform, comma-separated. */

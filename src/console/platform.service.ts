@@ -14,7 +14,7 @@ import { seal } from '../common/crypto/seal.js';
 import { Transactions } from '../database/transactions.js';
 
 /** Shop domains as the platform issues them (contract §8). */
-export const SHOP_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
+const SHOP_PATTERN = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 export const CALLBACK_PATH = '/console/platform/callback';
 const TIMESTAMP_TOLERANCE_SECONDS = 90;
 const CALLBACK_PARAMS = ['code', 'hmac', 'shop', 'state', 'timestamp'] as const;
@@ -71,7 +71,7 @@ const failure = {
     ),
 };
 
-export const platformNotConfigured = () =>
+const platformNotConfigured = () =>
   new ConsoleError(
     'platform_not_configured',
     409,

@@ -38,7 +38,7 @@ export async function retried<T>(work: () => Promise<T>): Promise<T> {
  *   the database, so that running it again is safe.
  * - A single statement needs no transaction: it is atomic on its own. Wrap it in `retried` when it can deadlock.
  */
-export function transaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+function transaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   return retried(() => dataSource.transaction(work));
 }
 

@@ -14,7 +14,7 @@ import { EventsRepository, type References } from './events.repository.js';
 import { LineSummariesRepository } from './line-summaries.repository.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
-export type EventResult =
+type EventResult =
   { readonly status: 201 | 200; readonly event: EventResponse } | { readonly status: 400 | 409; readonly error: ProblemError };
 
 /** An event waiting for its result, at `index` in the request. */

@@ -6,7 +6,7 @@ import { EventsRepository } from './events.repository.js';
 import { LineSummariesRepository } from './line-summaries.repository.js';
 
 /** What an event needs of the session it records. */
-export interface SessionRef {
+interface SessionRef {
   readonly id: string;
   readonly merchantId: string;
   readonly storeId: string;

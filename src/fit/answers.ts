@@ -10,7 +10,7 @@ const CM_PER_INCH = 2.54;
 const KG_PER_POUND = 0.45359237;
 const MAX_CUSTOM_LENGTH = 500;
 
-export type AnswersCheck = { ok: true; shopper: Shopper } | { ok: false; errors: FieldError[] };
+type AnswersCheck = { ok: true; shopper: Shopper } | { ok: false; errors: FieldError[] };
 
 /**
  * Checks a session's answers against its questions and turns them into the engine's input, converting units once,

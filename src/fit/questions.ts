@@ -4,10 +4,10 @@ import { ZONES } from './engine/types.js';
 import type { Question } from './fit.entities.js';
 
 /** Keys the recommendation engine understands; `custom:<name>` keys are kept but not used. */
-export const PROFILE_KEYS = ['height', 'weight', 'age', 'sex', 'fit_preference'] as const;
+const PROFILE_KEYS = ['height', 'weight', 'age', 'sex', 'fit_preference'] as const;
 export const ENGINE_KEYS: readonly string[] = [...PROFILE_KEYS, ...ZONES];
 const CUSTOM_KEY = /^custom:[a-z0-9_]{1,50}$/;
-export const MAX_QUESTIONS = 50;
+const MAX_QUESTIONS = 50;
 
 /** The questions of a session started without a questionnaire in a store that has no default one. */
 export const DEFAULT_QUESTIONS: readonly Question[] = [

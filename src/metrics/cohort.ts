@@ -3,8 +3,8 @@ import { parseInstantOrDate } from '../common/validation/rfc3339.js';
 import type { MetricsCounts, MetricsQuery, MetricsRates } from './dto/metrics.dto.js';
 
 const DAY_MS = 86_400_000;
-export const DEFAULT_RANGE_DAYS = 30;
-export const MAX_RANGE_DAYS = 366;
+const DEFAULT_RANGE_DAYS = 30;
+const MAX_RANGE_DAYS = 366;
 
 export const CAVEATS: readonly string[] = [
   'These figures are descriptive: they report what happened to the sessions of this cohort, not what the size recommendations caused.',

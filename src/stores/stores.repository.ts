@@ -4,7 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { Store } from './store.entity.js';
 
-export interface NewStore {
+interface NewStore {
   readonly id: string;
   readonly merchantId: string;
   readonly name: string;

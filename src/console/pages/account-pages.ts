@@ -52,7 +52,7 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
   );
 }
 
-export interface ErrorPage {
+interface ErrorPage {
   readonly status: number;
   readonly code: string;
   readonly title: string;
@@ -75,7 +75,7 @@ export function errorPage(context: PageContext, page: ErrorPage): Html {
   );
 }
 
-export interface AccessPage {
+interface AccessPage {
   readonly accounts: readonly ConsoleAccountResponse[];
   readonly more: string | null;
   /** The signed-in account, marked "you". */

@@ -10,7 +10,7 @@ export interface PageContext {
   readonly email: string | null;
 }
 
-export interface LayoutOptions {
+interface LayoutOptions {
   readonly title: string;
   /** Error pages name their code on `<main>`, for people reading the source and for tests. */
   readonly errorCode?: string;

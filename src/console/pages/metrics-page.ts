@@ -58,14 +58,14 @@ const RATES: ReadonlyArray<{
 ];
 
 /** The daily counts the chart draws, in this order. */
-export const CHART_SERIES: ReadonlyArray<{ readonly count: keyof MetricsCounts; readonly label: string }> = [
+const CHART_SERIES: ReadonlyArray<{ readonly count: keyof MetricsCounts; readonly label: string }> = [
   { count: 'started_sessions', label: 'Sessions started' },
   { count: 'recommended_sessions', label: 'Recommended' },
   { count: 'converted_sessions', label: 'Converted' },
   { count: 'size_returned_lines', label: 'Lines returned for size' },
 ];
 
-export interface MetricsPage {
+interface MetricsPage {
   readonly store: Store;
   /** The range as typed: UTC dates, `to` inclusive. */
   readonly from: string;

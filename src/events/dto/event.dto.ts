@@ -173,7 +173,7 @@ export class EventResponse {
   }
 }
 
-export class EventResultResponse {
+class EventResultResponse {
   @ApiProperty({ type: 'integer', enum: [201, 200, 400, 409], description: 'What the same event alone would have answered.' })
   status: 201 | 200 | 400 | 409;
 

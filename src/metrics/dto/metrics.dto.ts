@@ -106,7 +106,7 @@ export class MetricsResponse extends MetricsRange {
   caveats: string[];
 }
 
-export class DailyMetrics {
+class DailyMetrics {
   @ApiProperty({ example: '2026-11-21', description: 'The UTC day of session creation.' })
   date: string;
 
