@@ -6,9 +6,9 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { apiKeyRequests, expectFieldError, KEY_RECORD_FIELDS, type KeyRecord, oneYearAhead } from '../support/api-key-fixtures.js';
+import { apiKeyRequests, KEY_RECORD_FIELDS, type KeyRecord, oneYearAhead } from '../support/api-key-fixtures.js';
 import { bearer, useApp } from '../support/app.js';
-import { createStore, createTenant, expectProblem, issueKey, type Key, TIMESTAMP } from '../support/fixtures.js';
+import { createStore, createTenant, expectErrors, expectProblem, issueKey, type Key, TIMESTAMP } from '../support/fixtures.js';
 
 describe('API keys', () => {
   const t = useApp();
@@ -120,13 +120,13 @@ describe('API keys', () => {
     it.each(['0', '101', '-1', 'ten', '2.5'])('answers 400 validation_failed on limit=%s', async (limit) => {
       const tenant = await createTenant(t);
       const response = await list(tenant.admin.secret, `?limit=${limit}`);
-      expectFieldError(response, 'limit');
+      expectErrors(response, { limit: undefined });
     });
 
     it('answers 400 validation_failed when starting_after is not an id', async () => {
       const tenant = await createTenant(t);
       const response = await list(tenant.admin.secret, '?starting_after=nope');
-      expectFieldError(response, 'starting_after');
+      expectErrors(response, { starting_after: undefined });
     });
 
     it('refuses a store-bound admin key with 403 insufficient_scope', async () => {

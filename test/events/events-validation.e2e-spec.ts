@@ -1,6 +1,5 @@
 /** Events e2e: what POST …/events refuses, and why; and the body builder those refusals rely on. */
 import { describe, expect, it } from '@jest/globals';
-import type { Response } from 'supertest';
 import { bearer, useApp } from '../support/app.js';
 import { createStore, expectErrors, expectProblem, MISSING_ID } from '../support/fixtures.js';
 import { createProduct, createVariant } from '../support/catalog-fixtures.js';
@@ -27,14 +26,6 @@ describe('events', () => {
   const t = useApp();
   const { eventsPath, postRaw, newShop, deliver, startSession, listAll, delivered } = eventsApi(t);
 
-  /** A 400 validation_failed naming exactly these fields (whatever their codes). */
-  function expectErrorFields(response: Response, fields: string[]): void {
-    expectProblem(response, 400, 'validation_failed');
-    const errors = response.body.errors as { field: string; code: string }[];
-    expect([...new Set(errors.map((e) => e.field))].sort()).toEqual([...fields].sort());
-    for (const error of errors) expect(typeof error.code).toBe('string');
-  }
-
   // ——— validation ———
 
   describe('validation', () => {
@@ -53,7 +44,7 @@ describe('events', () => {
       async (type) => {
         const shop = await newShop();
         const response = await postRaw(shop, eventBody('fit_viewed', shop, { type }));
-        expectErrorFields(response, ['type']);
+        expectErrors(response, { type: undefined });
         expect(await listAll(shop)).toEqual([]);
       },
     );
@@ -62,8 +53,8 @@ describe('events', () => {
       const shop = await newShop();
       const body = eventBody('fit_viewed', shop);
       // the decision names no code for these: the field is enough
-      expectErrorFields(await postRaw(shop, without(body, field)), [field]);
-      expectErrorFields(await postRaw(shop, { ...body, [field]: null }), [field]);
+      expectErrors(await postRaw(shop, without(body, field)), { [field]: undefined });
+      expectErrors(await postRaw(shop, { ...body, [field]: null }), { [field]: undefined });
       expect(await listAll(shop)).toEqual([]);
     });
 
@@ -98,8 +89,8 @@ describe('events', () => {
       const body = eventBody(type, shop);
       expectErrors(await postRaw(shop, without(body, 'reason')), [{ field: 'reason', code: 'required' }]);
       expectErrors(await postRaw(shop, { ...body, reason: null }), [{ field: 'reason', code: 'required' }]);
-      expectErrorFields(await postRaw(shop, { ...body, reason: 'colour' }), ['reason']);
-      expectErrorFields(await postRaw(shop, { ...body, reason: 'SIZE' }), ['reason']);
+      expectErrors(await postRaw(shop, { ...body, reason: 'colour' }), { reason: undefined });
+      expectErrors(await postRaw(shop, { ...body, reason: 'SIZE' }), { reason: undefined });
       expect(await listAll(shop)).toEqual([]);
     });
 
@@ -118,7 +109,7 @@ describe('events', () => {
       'refuses quantity %p with 400 on quantity',
       async (quantity) => {
         const shop = await newShop();
-        expectErrorFields(await postRaw(shop, eventBody('purchase', shop, { quantity })), ['quantity']);
+        expectErrors(await postRaw(shop, eventBody('purchase', shop, { quantity })), { quantity: undefined });
         expect(await listAll(shop)).toEqual([]);
       },
     );
@@ -165,7 +156,7 @@ describe('events', () => {
         ['an empty string', () => ''],
       ])('refuses %s with 400 on occurred_at', async (_, value) => {
         const shop = await newShop();
-        expectErrorFields(await postRaw(shop, eventBody('fit_viewed', shop, { occurred_at: value() })), ['occurred_at']);
+        expectErrors(await postRaw(shop, eventBody('fit_viewed', shop, { occurred_at: value() })), { occurred_at: undefined });
         expect(await listAll(shop)).toEqual([]);
       });
     });
@@ -195,8 +186,8 @@ describe('events', () => {
       it('refuses ids that are not ids with 400 on that field', async () => {
         const shop = await newShop();
         for (const field of ['product_id', 'variant_id', 'session_id']) {
-          expectErrorFields(await postRaw(shop, eventBody('purchase', shop, { [field]: 'tee-shirt' })), [field]);
-          expectErrorFields(await postRaw(shop, eventBody('purchase', shop, { [field]: 42 })), [field]);
+          expectErrors(await postRaw(shop, eventBody('purchase', shop, { [field]: 'tee-shirt' })), { [field]: undefined });
+          expectErrors(await postRaw(shop, eventBody('purchase', shop, { [field]: 42 })), { [field]: undefined });
         }
         expect(await listAll(shop)).toEqual([]);
       });
@@ -321,7 +312,7 @@ describe('events', () => {
       ['a line_item_id of 201 characters', { line_item_id: 'l'.repeat(201) }, 'line_item_id'],
     ])('refuses %s with 400 on that field', async (_, change, field) => {
       const shop = await newShop();
-      expectErrorFields(await postRaw(shop, eventBody('purchase', shop, change)), [field]);
+      expectErrors(await postRaw(shop, eventBody('purchase', shop, change)), { [field]: undefined });
       expect(await listAll(shop)).toEqual([]);
     });
 

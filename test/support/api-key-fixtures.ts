@@ -1,7 +1,5 @@
 import { expect } from '@jest/globals';
-import type { Response } from 'supertest';
 import { bearer, type TestApp } from './app.js';
-import { expectProblem } from './fixtures.js';
 
 /** The fields of an API key record, exactly: the create response adds `secret`, nothing else ever does. */
 export const KEY_RECORD_FIELDS = [
@@ -15,6 +13,9 @@ export const KEY_RECORD_FIELDS = [
   'scopes',
   'store_id',
 ].sort();
+
+/** An API key secret, as the create response shows it once. */
+export const SECRET_PATTERN = /^sfk_[0-9A-Za-z]{46}$/;
 
 export type KeyRecord = Record<string, unknown> & { id: string; revoked_at: string | null; last_used_at: string | null };
 
@@ -41,14 +42,6 @@ export function apiKeyRequests(t: TestApp) {
   }
 
   return { post, list, revoke, getMerchant, allKeys, keyRecord };
-}
-
-/** A 400 validation_failed with an error on `field` (with `code`, when given) among its errors. */
-export function expectFieldError(response: Response, field: string, code?: string): void {
-  expectProblem(response, 400, 'validation_failed');
-  expect(response.body.errors).toEqual(
-    expect.arrayContaining([expect.objectContaining({ field, ...(code === undefined ? {} : { code }) })]),
-  );
 }
 
 /** now + one calendar year + `deltaMs`, as the service counts a year. */

@@ -85,8 +85,23 @@ export function expectErrors(
   expect(got.sort(order)).toEqual(wanted.sort(order));
 }
 
+/** 401 with the one body for every authentication failure, and the Bearer challenge. */
+export function expectUnauthenticated(response: { status: number; body: unknown; headers: Record<string, unknown> }): void {
+  expectProblem(response, 401, 'unauthenticated');
+  expect(response.headers['www-authenticate']).toMatch(/^Bearer\b/);
+}
+
+/** Everything about a problem body except the parts that differ per request. */
+export function problemShape(response: { status: number; body: unknown }): Record<string, unknown> {
+  const { request_id: _requestId, ...rest } = response.body as Record<string, unknown>;
+  return { status: response.status, ...rest };
+}
+
 /** A timestamp as every answer writes one: UTC, with milliseconds. */
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** An id as the service makes them. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A well-formed id that names nothing. */
 export const MISSING_ID = '01936f6e-0000-7000-8000-000000000000';
