@@ -13,7 +13,7 @@ const swc = {
 export default {
   testEnvironment: 'node',
   rootDir: '.',
-  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/scripts'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/scripts', '<rootDir>/kit'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

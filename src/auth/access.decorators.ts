@@ -62,6 +62,7 @@ export function RequireScope(scope: Scope, options: { store?: boolean; unrestric
       ? [
           ApiParam({
             name: STORE_PARAM,
+            type: String,
             format: 'uuid',
             description: 'A store of the key’s merchant; a store-bound key may name only its own.',
           }),

@@ -1,0 +1,257 @@
+/**
+ * An integrator's backend, in the small: the shop's server between the shopper's browser, the e-commerce platform
+ * and Size-Fit. The Size-Fit key stays here (a store-bound key with the catalog, fit and events scopes); the browser
+ * only ever talks to this server.
+ *
+ * For the browser (JSON in, JSON out):
+ *   POST /fit/sessions                  { product: "<platform product id>" } → 201 { session_id, questions }
+ *   POST /fit/sessions/:id/answers      { answers: { height: { value, unit }, … } } → 200 { session_id, recommendation }
+ *   POST /fit/sessions/:id/decision     { size_label } → 200 { session_id, decision, cart_property }
+ * Starting a session adds its id to the `sf_fit` cookie (HttpOnly, SameSite=Strict, signed by this server): answers
+ * and decisions are forwarded only for a session that cookie names, so a browser cannot act on another shopper's
+ * session by guessing or copying its id. The decision answers a signed `cart_property` for the storefront to put on
+ * the cart line, which the order webhook brings back: only a session this server handed out is linked to a purchase.
+ *
+ * For the platform:
+ *   POST /webhooks/orders   (X-Shop-Topic, X-Shop-Hmac-Sha256 over the raw body) → 200 { events: [...] }
+ * The signature is checked in constant time before anything else (401 otherwise); the order's lines become purchase,
+ * return_requested and size_exchange events whose `source` and `external_id` come from the platform's ids, so a
+ * webhook delivered twice is stored once. When Size-Fit cannot be reached the answer is 503, and the platform
+ * delivers the webhook again later.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { createSizeFitClient, type EventRequest, type FetchFunction, type SizeFitClient, SizeFitProblem } from '../client/size-fit.js';
+import { CatalogMap } from './catalog-map.js';
+import { sign, verify, verifyWebhook } from './signing.js';
+import { isTopic, type LineOutcome, lineOutcomes, SESSION_PROPERTY, WebhookPayloadError } from './webhooks.js';
+
+export interface BackendConfig {
+  readonly sizeFit: {
+    readonly baseUrl: string;
+    /** A key bound to `storeId` with the catalog, fit and events scopes. */
+    readonly apiKey: string;
+    readonly storeId: string;
+    readonly fetch?: FetchFunction;
+  };
+  /** The secret the platform signs webhooks with. */
+  readonly webhookSecret: string;
+  /** This server's own secret, for the shopper's cookie and the cart property (32 random bytes or more). */
+  readonly cookieSecret: string;
+  /** `Secure` cookies: true behind https (the default); false only for local http. */
+  readonly secureCookies?: boolean;
+  /** The events' `source`: one name per sending integration. */
+  readonly eventSource?: string;
+  readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+const COOKIE = 'sf_fit';
+/** The sessions a browser keeps: the newest ones (a shopper sizing a few products). */
+const SESSIONS_PER_BROWSER = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function createBackend(config: BackendConfig): express.Express {
+  const log = config.log ?? (() => undefined);
+  const source = config.eventSource ?? 'shop-webhooks';
+  const storeId = config.sizeFit.storeId;
+  const sizeFit: SizeFitClient = createSizeFitClient({
+    baseUrl: config.sizeFit.baseUrl,
+    apiKey: config.sizeFit.apiKey,
+    fetch: config.sizeFit.fetch,
+  });
+  const catalog = new CatalogMap(sizeFit, storeId);
+  const inStore = { store_id: storeId };
+
+  const app = express();
+  app.disable('x-powered-by');
+
+  // ---- the shopper's browser ----------------------------------------------------------------------------------
+
+  const fit = express.Router();
+  fit.use(express.json({ limit: '16kb' }));
+  // JSON only: a cross-site form cannot send it without a CORS preflight, which this server never grants.
+  fit.use((request: Request, response: Response, next: NextFunction) => {
+    if (request.method === 'POST' && !request.is('application/json')) return void response.status(415).json({ error: 'json_required' });
+    next();
+  });
+
+  const ownSessions = (request: Request): string[] => {
+    const token = parseCookie(request.headers.cookie ?? '')[COOKIE];
+    const value = token === undefined ? null : verify(config.cookieSecret, token);
+    return value ? value.split(',').filter((id) => UUID.test(id)) : [];
+  };
+  /** The session named in the path, if this browser started it; else answers 403 and gives null. */
+  const ownSession = (request: Request, response: Response): string | null => {
+    const sessionId = request.params.id;
+    if (typeof sessionId === 'string' && ownSessions(request).includes(sessionId)) return sessionId;
+    response.status(403).json({ error: 'not_your_session' });
+    return null;
+  };
+
+  fit.post('/sessions', async (request: Request, response: Response) => {
+    const product: unknown = request.body?.product;
+    if (typeof product !== 'string' || product.length === 0 || product.length > 255)
+      return void response.status(400).json({ error: 'invalid_request', field: 'product' });
+    const found = await catalog.product(product);
+    if (found === null) return void response.status(404).json({ error: 'no_size_help_for_product' });
+    const session = await sizeFit.POST('/v1/stores/{store_id}/sessions', { params: { path: inStore }, body: { product_id: found.id } });
+    const sessions = [...ownSessions(request), session.id].slice(-SESSIONS_PER_BROWSER);
+    response.setHeader(
+      'Set-Cookie',
+      stringifySetCookie({
+        name: COOKIE,
+        value: sign(config.cookieSecret, sessions.join(',')),
+        httpOnly: true,
+        secure: config.secureCookies ?? true,
+        sameSite: 'strict',
+        path: '/fit',
+        maxAge: 7 * 24 * 3600,
+      }),
+    );
+    response.status(201).json({ session_id: session.id, questions: session.questions });
+  });
+
+  fit.post('/sessions/:id/answers', async (request: Request, response: Response) => {
+    const sessionId = ownSession(request, response);
+    if (sessionId === null) return;
+    const answers: unknown = request.body?.answers;
+    if (!isAnswers(answers)) return void response.status(400).json({ error: 'invalid_request', field: 'answers' });
+    const session = await sizeFit.POST('/v1/stores/{store_id}/sessions/{id}/answers', {
+      params: { path: { ...inStore, id: sessionId } },
+      body: { answers },
+    });
+    response.json({ session_id: session.id, recommendation: session.recommendation });
+  });
+
+  fit.post('/sessions/:id/decision', async (request: Request, response: Response) => {
+    const sessionId = ownSession(request, response);
+    if (sessionId === null) return;
+    const sizeLabel: unknown = request.body?.size_label;
+    if (typeof sizeLabel !== 'string' || sizeLabel.length === 0 || sizeLabel.length > 50)
+      return void response.status(400).json({ error: 'invalid_request', field: 'size_label' });
+    const session = await sizeFit.POST('/v1/stores/{store_id}/sessions/{id}/decision', {
+      params: { path: { ...inStore, id: sessionId } },
+      body: { size_label: sizeLabel },
+    });
+    response.json({
+      session_id: session.id,
+      decision: session.decision,
+      // For the storefront's add-to-cart: the order webhook brings it back, and it names this session only.
+      cart_property: { name: SESSION_PROPERTY, value: sign(config.cookieSecret, `session:${session.id}`) },
+    });
+  });
+
+  // Size-Fit's answers, as much as a browser needs: its field errors (the shopper's input), a state conflict; never
+  // the key, the request's details or an internal status.
+  fit.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
+    if (!(error instanceof SizeFitProblem)) return next(error);
+    log('size-fit refused a shopper request', { status: error.status, code: error.code, request_id: error.request_id });
+    if (error.status === 400) return void response.status(400).json({ error: 'invalid_answers', errors: error.errors });
+    if (error.status === 404) return void response.status(404).json({ error: 'not_found' });
+    if (error.code === 'session_state_conflict') return void response.status(409).json({ error: 'session_already_decided' });
+    response.status(502).json({ error: 'size_help_unavailable' });
+  });
+  app.use('/fit', fit);
+
+  // ---- the platform's webhooks --------------------------------------------------------------------------------
+
+  app.post('/webhooks/orders', express.raw({ type: () => true, limit: '1mb' }), async (request: Request, response: Response) => {
+    const raw: unknown = request.body;
+    const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+    if (!verifyWebhook(config.webhookSecret, body, request.get('X-Shop-Hmac-Sha256'))) {
+      log('webhook refused: bad signature');
+      return void response.status(401).json({ error: 'bad_signature' });
+    }
+    const topic = request.get('X-Shop-Topic');
+    // Other topics are acknowledged, so that the platform does not deliver them again.
+    if (!isTopic(topic)) return void response.json({ events: [] });
+    let outcomes: LineOutcome[];
+    try {
+      outcomes = lineOutcomes(topic, JSON.parse(body.toString('utf8')));
+    } catch (error) {
+      if (!(error instanceof WebhookPayloadError || error instanceof SyntaxError)) throw error;
+      log('webhook refused: unreadable payload', { topic, reason: error.message });
+      return void response.status(400).json({ error: 'unreadable_payload' });
+    }
+    response.json({ events: await forward(outcomes) });
+  });
+
+  /** The outcomes as events, sent in batches; a session the service does not accept is left off, not the sale. */
+  async function forward(outcomes: readonly LineOutcome[]): Promise<Array<{ external_id: string; status: number | 'skipped' }>> {
+    const events: EventRequest[] = [];
+    const skipped = new Set<string>();
+    for (const outcome of outcomes) {
+      const product = await catalog.product(outcome.productId);
+      const variantId = product?.variants.get(outcome.variantId);
+      if (product === null || variantId === undefined) {
+        skipped.add(outcome.externalId); // not a product with size help
+        continue;
+      }
+      events.push({
+        source,
+        external_id: outcome.externalId,
+        type: outcome.type,
+        product_id: product.id,
+        variant_id: variantId,
+        session_id: sessionOf(outcome.sessionToken),
+        order_id: outcome.orderId,
+        line_item_id: outcome.lineItemId,
+        quantity: outcome.quantity,
+        reason: outcome.reason,
+        occurred_at: outcome.occurredAt,
+      });
+    }
+    const results = await sizeFit.sendEvents(storeId, events);
+    // A session of another product, or started after the order (a cart property copied around): the purchase
+    // still counts, unassisted. The first attempt was refused, so its external_id is still free.
+    const unlinked = events
+      .filter((event, index) => results[index]?.error?.code === 'session_mismatch')
+      .map((event) => ({ ...event, session_id: null }));
+    const retried = new Map((await sizeFit.sendEvents(storeId, unlinked)).map((result, index) => [unlinked[index]?.external_id, result]));
+    const statuses = new Map<string, number>();
+    events.forEach((event, index) => {
+      const result = retried.get(event.external_id) ?? results[index];
+      if (result === undefined) return;
+      statuses.set(event.external_id, result.status);
+      if (result.status >= 400)
+        log('event refused', { external_id: event.external_id, code: result.error?.code, detail: result.error?.detail });
+    });
+    return outcomes.map((outcome) => ({
+      external_id: outcome.externalId,
+      status: skipped.has(outcome.externalId) ? 'skipped' : (statuses.get(outcome.externalId) ?? 'skipped'),
+    }));
+  }
+
+  /** The session a cart property names, when this server signed it. */
+  function sessionOf(token: string | null): string | null {
+    const value = token === null ? null : verify(config.cookieSecret, token);
+    const sessionId = value?.startsWith('session:') ? value.slice('session:'.length) : null;
+    return sessionId !== null && UUID.test(sessionId) ? sessionId : null;
+  }
+
+  // Anything else (Size-Fit unreachable after the client's retries, a bug): the platform retries a webhook on 5xx.
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    log('request failed', { path: request.path, error: error instanceof Error ? error.message : String(error) });
+    response.status(503).json({ error: 'try_again_later' });
+  });
+  return app;
+}
+
+type Answer = { value: number; unit: 'cm' | 'in' | 'kg' | 'lb' } | number | string | boolean;
+
+/** The shape the answers route takes; Size-Fit judges the values (and answers each field's error). */
+function isAnswers(value: unknown): value is Record<string, Answer> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (answer) =>
+      typeof answer === 'number' ||
+      typeof answer === 'string' ||
+      typeof answer === 'boolean' ||
+      (typeof answer === 'object' &&
+        answer !== null &&
+        'value' in answer &&
+        typeof answer.value === 'number' &&
+        'unit' in answer &&
+        (answer.unit === 'cm' || answer.unit === 'in' || answer.unit === 'kg' || answer.unit === 'lb')),
+  );
+}

@@ -1,0 +1,258 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createSizeFitClient, type SizeFitClient } from '../client/size-fit.js';
+import { useService } from '../testing/service.js';
+import { createBackend } from './app.js';
+
+const WEBHOOK_SECRET = randomBytes(32).toString('base64');
+const SECRET_KEY = /sf[ko]_[0-9A-Za-z]{46}/;
+
+describe('the example integrator backend (kit/example-backend) against the real service', () => {
+  const service = useService();
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  /** Its own merchant, store, store-bound key and catalog (a tee whose platform ids are gid-2001…), and the backend. */
+  async function setUp() {
+    const client = (apiKey: string) => createSizeFitClient({ baseUrl: service.baseUrl, apiKey, fetch: service.fetch });
+    const created = await client(service.operatorKey).POST('/v1/merchants', { body: { name: 'Backend shop' } });
+    const admin = client(created.api_key.secret);
+    const store = await admin.POST('/v1/stores', { body: { name: 'Backend store' } });
+    const inStore = { path: { store_id: store.id } };
+    const key = await admin.POST('/v1/api-keys', {
+      body: { name: 'shop backend', store_id: store.id, scopes: ['catalog', 'fit', 'events'] },
+    });
+    const type = await admin.POST('/v1/stores/{store_id}/product-types', {
+      params: inStore,
+      body: { name: 'T-shirt', category: 'tops', zone_weights: { chest: 1, waist: 0.5 } },
+    });
+    const chart = await admin.POST('/v1/stores/{store_id}/size-charts', {
+      params: inStore,
+      body: {
+        name: 'Tops',
+        unit: 'cm',
+        measurement_type: 'body',
+        sizes: ['S', 'M', 'L'].map((label, index) => ({
+          label,
+          measurements: { chest: { min: 86 + 8 * index, max: 94 + 8 * index }, waist: { min: 71 + 8 * index, max: 79 + 8 * index } },
+        })),
+      },
+    });
+    const product = await admin.POST('/v1/stores/{store_id}/products', {
+      params: inStore,
+      body: { title: 'Crew tee', external_id: 'gid-2001', product_type_id: type.id, size_chart_id: chart.id },
+    });
+    for (const size of ['S', 'M', 'L'])
+      await admin.POST('/v1/stores/{store_id}/products/{product_id}/variants', {
+        params: { path: { store_id: store.id, product_id: product.id } },
+        body: { size_label: size, external_id: `gid-2001-${size}` },
+      });
+
+    const logs: string[] = [];
+    const backend = createBackend({
+      sizeFit: { baseUrl: service.baseUrl, apiKey: key.secret, storeId: store.id, fetch: service.fetch },
+      webhookSecret: WEBHOOK_SECRET,
+      cookieSecret: randomBytes(32).toString('base64'),
+      secureCookies: false,
+      log: (message) => logs.push(message),
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const listening = backend.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    servers.push(server);
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('the backend is not listening on a port');
+    return { admin, storeId: store.id, productId: product.id, url: `http://127.0.0.1:${address.port}`, logs };
+  }
+
+  /** A shopper's browser: keeps the cookies the backend sets; every answer is checked for a leaked key. */
+  function browser(url: string) {
+    const jar = new Map<string, string>();
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') },
+        body: JSON.stringify(body),
+      });
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair = ''] = cookie.split(';');
+        const at = pair.indexOf('=');
+        jar.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      const text = await response.text();
+      expect(`${JSON.stringify([...response.headers])}${text}`).not.toMatch(SECRET_KEY);
+      return { status: response.status, body: JSON.parse(text), setCookie: response.headers.getSetCookie() };
+    };
+    return { post, jar };
+  }
+
+  async function shopperDecides(url: string) {
+    const shopper = browser(url);
+    const started = await shopper.post('/fit/sessions', { product: 'gid-2001' });
+    expect(started.status).toBe(201);
+    const sessionId: string = started.body.session_id;
+    const answered = await shopper.post(`/fit/sessions/${sessionId}/answers`, {
+      answers: { height: { value: 178, unit: 'cm' }, weight: { value: 72, unit: 'kg' }, age: 34, sex: 'male' },
+    });
+    expect(answered.status).toBe(200);
+    const decided = await shopper.post(`/fit/sessions/${sessionId}/decision`, { size_label: answered.body.recommendation.size_label });
+    expect(decided.status).toBe(200);
+    return { shopper, started, answered, decided, sessionId, size: String(answered.body.recommendation.size_label) };
+  }
+
+  async function deliver(url: string, topic: string, payload: unknown, signature?: string) {
+    const body = JSON.stringify(payload);
+    const response = await fetch(`${url}/webhooks/orders`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Shop-Topic': topic,
+        'X-Shop-Hmac-Sha256': signature ?? createHmac('sha256', WEBHOOK_SECRET).update(body).digest('base64'),
+      },
+      body,
+    });
+    return { status: response.status, body: JSON.parse(await response.text()) };
+  }
+
+  const paidOrder = (orderId: string, size: string, cartProperty?: { name: string; value: string }) => ({
+    id: orderId,
+    processed_at: new Date().toISOString(),
+    line_items: [
+      { id: '1', product_id: 'gid-2001', variant_id: `gid-2001-${size}`, quantity: 1, properties: cartProperty ? [cartProperty] : [] },
+      { id: '2', product_id: 'gid-9999', variant_id: 'gid-9999-1', quantity: 2, properties: [] },
+    ],
+  });
+
+  async function events(admin: SizeFitClient, storeId: string, orderId: string) {
+    const found = [];
+    for await (const event of admin.list('/v1/stores/{store_id}/events', {
+      params: { path: { store_id: storeId }, query: { order_id: orderId } },
+    }))
+      found.push(event);
+    return found;
+  }
+
+  it('runs a shopper through start, answers and decision, with the key kept on the server', async () => {
+    const { url } = await setUp();
+    const { started, answered, decided, sessionId } = await shopperDecides(url);
+    expect(started.body.questions.map((question: { key: string }) => question.key)).toEqual(expect.arrayContaining(['height', 'weight']));
+    expect(started.setCookie[0]).toMatch(/^sf_fit=[^;]+; Max-Age=604800; Path=\/fit; HttpOnly; SameSite=Strict$/);
+    expect(answered.body.recommendation).toMatchObject({ size_label: expect.any(String), confidence: expect.any(Number) });
+    expect(decided.body).toMatchObject({
+      session_id: sessionId,
+      decision: { outcome: 'accepted' },
+      cart_property: { name: '_size_fit_session' },
+    });
+  });
+
+  it('refuses a session id the browser did not start: another browser, a forged cookie, a session made elsewhere', async () => {
+    const { url, admin, storeId, productId } = await setUp();
+    const first = browser(url);
+    const { body } = await first.post('/fit/sessions', { product: 'gid-2001' });
+    const answers = { answers: { height: { value: 178, unit: 'cm' }, weight: { value: 72, unit: 'kg' }, age: 34, sex: 'male' } };
+
+    const other = browser(url);
+    await other.post('/fit/sessions', { product: 'gid-2001' });
+    expect(await other.post(`/fit/sessions/${body.session_id}/answers`, answers)).toMatchObject({
+      status: 403,
+      body: { error: 'not_your_session' },
+    });
+    expect((await other.post(`/fit/sessions/${body.session_id}/decision`, { size_label: 'M' })).status).toBe(403);
+
+    // Naming the first browser's session in the second one's cookie breaks its signature.
+    const cookie = other.jar.get('sf_fit') ?? '';
+    other.jar.set('sf_fit', `${encodeURIComponent(body.session_id)}${cookie.slice(cookie.indexOf('.'))}`);
+    expect((await other.post(`/fit/sessions/${body.session_id}/answers`, answers)).status).toBe(403);
+
+    const elsewhere = await admin.POST('/v1/stores/{store_id}/sessions', {
+      params: { path: { store_id: storeId } },
+      body: { product_id: productId },
+    });
+    expect((await first.post(`/fit/sessions/${elsewhere.id}/answers`, answers)).status).toBe(403);
+    expect((await first.post(`/fit/sessions/${body.session_id}/answers`, answers)).status).toBe(200);
+    expect((await first.post('/fit/sessions', { product: 'gid-unknown' })).status).toBe(404);
+  });
+
+  it('refuses a webhook whose signature is wrong or missing, and records nothing', async () => {
+    const { url, admin, storeId } = await setUp();
+    const order = paidOrder('3001', 'M');
+    const forged = createHmac('sha256', 'not the secret').update(JSON.stringify(order)).digest('base64');
+    expect(await deliver(url, 'orders/paid', order, forged)).toEqual({ status: 401, body: { error: 'bad_signature' } });
+    expect((await deliver(url, 'orders/paid', order, '')).status).toBe(401);
+    expect((await deliver(url, 'orders/paid', order, 'c2hvcnQ=')).status).toBe(401);
+    expect(await events(admin, storeId, '3001')).toEqual([]);
+  });
+
+  it('forwards a webhook delivered twice as one event: 201, then 200 for the repeat', async () => {
+    const { url, admin, storeId } = await setUp();
+    const { decided, sessionId, size } = await shopperDecides(url);
+    const order = paidOrder('4001', size, decided.body.cart_property);
+
+    const first = await deliver(url, 'orders/paid', order);
+    expect(first).toEqual({
+      status: 200,
+      body: {
+        events: [
+          { external_id: 'purchase:4001:1', status: 201 },
+          { external_id: 'purchase:4001:2', status: 'skipped' },
+        ],
+      },
+    });
+    const again = await deliver(url, 'orders/paid', order);
+    expect(again.body.events[0]).toEqual({ external_id: 'purchase:4001:1', status: 200 });
+
+    const stored = await events(admin, storeId, '4001');
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ type: 'purchase', source: 'shop-webhooks', session_id: sessionId, line_item_id: '1' });
+  });
+
+  it('links only sessions this backend signed: a forged cart property makes an unassisted purchase', async () => {
+    const { url, admin, storeId } = await setUp();
+    const { sessionId, size } = await shopperDecides(url);
+    await deliver(url, 'orders/paid', paidOrder('5001', size, { name: '_size_fit_session', value: `session:${sessionId}.forged` }));
+    const [stored] = await events(admin, storeId, '5001');
+    expect(stored).toMatchObject({ type: 'purchase', session_id: null });
+  });
+
+  it('forwards purchases, returns and exchanges, and the purchase shows in the metrics', async () => {
+    const { url, admin, storeId } = await setUp();
+    const { decided, size } = await shopperDecides(url);
+    await deliver(url, 'orders/paid', paidOrder('6001', size, decided.body.cart_property));
+    const line = { id: '1', product_id: 'gid-2001', variant_id: `gid-2001-${size}` };
+    const returned = await deliver(url, 'returns/requested', {
+      id: 'R1',
+      order_id: '6001',
+      requested_at: new Date().toISOString(),
+      return_line_items: [{ id: 'RL1', quantity: 1, return_reason: 'SIZE_TOO_SMALL', line_item: line }],
+    });
+    expect(returned.body.events).toEqual([{ external_id: 'return:R1:RL1', status: 201 }]);
+    const exchanged = await deliver(url, 'exchanges/created', {
+      id: 'X1',
+      order_id: '6001',
+      created_at: new Date().toISOString(),
+      exchange_line_items: [{ id: 'XL1', reason: 'COLOR', line_item: line }],
+    });
+    expect(exchanged.body.events).toEqual([{ external_id: 'exchange:X1:XL1', status: 201 }]);
+    expect((await deliver(url, 'orders/fulfilled', { id: '6001' })).body).toEqual({ events: [] });
+    expect((await deliver(url, 'returns/requested', { id: 'R2' })).status).toBe(400);
+
+    const stored = await events(admin, storeId, '6001');
+    expect(stored.map((event) => [event.type, event.reason]).sort()).toEqual([
+      ['purchase', null],
+      ['return_requested', 'size'],
+      ['size_exchange', 'other'],
+    ]);
+    const metrics = await admin.GET('/v1/stores/{store_id}/metrics', { params: { path: { store_id: storeId } } });
+    expect(metrics.counts).toMatchObject({
+      started_sessions: 1,
+      accepted_sessions: 1,
+      converted_sessions: 1,
+      purchased_lines: 1,
+      size_returned_lines: 1,
+      size_exchanged_lines: 0,
+    });
+  });
+});
