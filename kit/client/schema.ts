@@ -683,6 +683,7 @@ export interface components {
             /**
              * Format: uuid
              * @description The store the key is bound to. Required unless scopes is exactly ["admin"] (an unrestricted admin key).
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
              */
             store_id?: string;
             /**
@@ -694,6 +695,7 @@ export interface components {
             /**
              * Format: date-time
              * @description RFC 3339; in the future and at most one year ahead.
+             * @example 2027-11-21T00:00:00.000Z
              */
             expires_at?: string;
         };
@@ -701,34 +703,53 @@ export interface components {
             /**
              * Format: uuid
              * @description The key identifier, used in DELETE /v1/api-keys/{key_id}.
+             * @example 0199a3b4-6a1e-7c42-8d3f-2b9e4c7a1d05
              */
             id: string;
+            /** @example Checkout backend */
             name: string;
             /**
              * Format: uuid
              * @description null: an unrestricted admin key.
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
              */
             store_id: string | null;
+            /**
+             * @example [
+             *       "events"
+             *     ]
+             */
             scopes: ("admin" | "catalog" | "fit" | "events" | "analytics")[];
             /**
              * @description The first 8 characters of the secret, to recognise the key.
              * @example sfk_7Hq2
              */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2027-11-21T00:00:00.000Z
+             */
             expires_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description null: not revoked.
+             * @example null
+             */
             revoked_at: string | null;
             /**
              * Format: date-time
              * @description Updated at most once a minute.
+             * @example 2026-11-21T09:18:03.250Z
              */
             last_used_at: string | null;
             /**
              * @description The secret. Returned only in this response; store it now.
-             * @example sfk_…
+             * @example sfk_7Hq2…
              */
             secret: string;
         };
@@ -736,29 +757,48 @@ export interface components {
             /**
              * Format: uuid
              * @description The key identifier, used in DELETE /v1/api-keys/{key_id}.
+             * @example 0199a3b4-6a1e-7c42-8d3f-2b9e4c7a1d05
              */
             id: string;
+            /** @example Checkout backend */
             name: string;
             /**
              * Format: uuid
              * @description null: an unrestricted admin key.
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
              */
             store_id: string | null;
+            /**
+             * @example [
+             *       "events"
+             *     ]
+             */
             scopes: ("admin" | "catalog" | "fit" | "events" | "analytics")[];
             /**
              * @description The first 8 characters of the secret, to recognise the key.
              * @example sfk_7Hq2
              */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2027-11-21T00:00:00.000Z
+             */
             expires_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description null: not revoked.
+             * @example null
+             */
             revoked_at: string | null;
             /**
              * Format: date-time
              * @description Updated at most once a minute.
+             * @example 2026-11-21T09:18:03.250Z
              */
             last_used_at: string | null;
         };
@@ -766,6 +806,7 @@ export interface components {
             /**
              * Format: uuid
              * @description Used in DELETE /v1/console-accounts/{account_id}.
+             * @example 0199a3b5-0f2a-7b61-a4c8-5e3d9f1b2c70
              */
             id: string;
             /** @example ada@example.com */
@@ -773,18 +814,28 @@ export interface components {
             /**
              * Format: uuid
              * @description The unrestricted admin key presented at sign-up. Revoking it removes the account; while it is expired, the account cannot sign in.
+             * @example 0199a3b4-6a1e-7c42-8d3f-2b9e4c7a1d05
              */
             api_key_id: string;
-            /** @description That key’s name. */
+            /**
+             * @description That key’s name.
+             * @example Console admin
+             */
             api_key_name: string;
             /**
              * @description The first 8 characters of that key’s secret, as the key list shows them.
              * @example sfk_7Hq2
              */
             api_key_prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             last_signed_in_at: string | null;
         };
         CreateMerchantRequest: {
@@ -792,10 +843,17 @@ export interface components {
             name: string;
         };
         MerchantResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b4-2b1a-7c3d-8e4f-5a6b7c8d9e0f
+             */
             id: string;
+            /** @example Acme Apparel */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
         };
         CreatedMerchantResponse: {
@@ -814,39 +872,61 @@ export interface components {
             currency?: string;
             /**
              * @default metric
+             * @example metric
              * @enum {string}
              */
             unit_system?: "metric" | "imperial";
         };
         StoreResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             id: string;
+            /** @example Acme EU */
             name: string;
             /** @example EUR */
             currency: string;
-            /** @enum {string} */
+            /**
+             * @example metric
+             * @enum {string}
+             */
             unit_system: "metric" | "imperial";
             /**
              * @description Set by connecting the store in the console.
+             * @example shopify
              * @enum {string|null}
              */
             platform: "shopify" | null;
             /** @example acme.myshopify.com */
             platform_shop: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
         };
         UpdateStoreRequest: {
+            /** @example Acme EU */
             name?: string;
-            /** @description ISO 4217 code. */
+            /**
+             * @description ISO 4217 code.
+             * @example EUR
+             */
             currency?: string;
-            /** @enum {string} */
+            /**
+             * @example metric
+             * @enum {string}
+             */
             unit_system?: "metric" | "imperial";
         };
         CreateProductTypeRequest: {
             /** @example T-shirt */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example tops
+             * @enum {string}
+             */
             category: "tops" | "bottoms" | "dresses" | "outerwear" | "shoes" | "other";
             /**
              * @description Which body zones matter for the fit, and how much (0–10). Zones: chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh.
@@ -860,12 +940,22 @@ export interface components {
             };
         };
         ProductTypeResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
+            /** @example T-shirt */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example tops
+             * @enum {string}
+             */
             category: "tops" | "bottoms" | "dresses" | "outerwear" | "shoes" | "other";
             /**
              * @description Which body zones matter for the fit, and how much (0–10). Zones: chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh.
@@ -877,14 +967,24 @@ export interface components {
             zone_weights: {
                 [key: string]: number;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             updated_at: string;
         };
         UpdateProductTypeRequest: {
+            /** @example T-shirt */
             name?: string;
-            /** @enum {string} */
+            /**
+             * @example tops
+             * @enum {string}
+             */
             category?: "tops" | "bottoms" | "dresses" | "outerwear" | "shoes" | "other";
             /**
              * @description Which body zones matter for the fit, and how much (0–10). Zones: chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh.
@@ -900,10 +1000,14 @@ export interface components {
         CreateSizeChartRequest: {
             /** @example Men's tops */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example cm
+             * @enum {string}
+             */
             unit: "cm" | "in";
             /**
              * @description body: ranges of body measurements; garment: of the garment.
+             * @example garment
              * @enum {string}
              */
             measurement_type: "body" | "garment";
@@ -912,7 +1016,50 @@ export interface components {
              * @example 6
              */
             ease_cm?: number | null;
-            /** @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller. */
+            /**
+             * @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller.
+             * @example [
+             *       {
+             *         "label": "S",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 88,
+             *             "max": 96
+             *           },
+             *           "waist": {
+             *             "min": 72,
+             *             "max": 80
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "M",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 96,
+             *             "max": 104
+             *           },
+             *           "waist": {
+             *             "min": 80,
+             *             "max": 88
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "L",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 104,
+             *             "max": 112
+             *           },
+             *           "waist": {
+             *             "min": 88,
+             *             "max": 96
+             *           }
+             *         }
+             *       }
+             *     ]
+             */
             sizes: {
                 /** @example M */
                 label: string;
@@ -937,21 +1084,77 @@ export interface components {
             }[];
         };
         SizeChartResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-2e4a-7d18-8b63-9f1c5a7e2d34
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
+            /** @example Men's tops */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example cm
+             * @enum {string}
+             */
             unit: "cm" | "in";
-            /** @enum {string} */
+            /**
+             * @example garment
+             * @enum {string}
+             */
             measurement_type: "body" | "garment";
             /**
              * @description Garment charts only (required there): the room the garment adds over the body, in cm.
              * @example 6
              */
             ease_cm: number | null;
-            /** @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller. */
+            /**
+             * @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller.
+             * @example [
+             *       {
+             *         "label": "S",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 88,
+             *             "max": 96
+             *           },
+             *           "waist": {
+             *             "min": 72,
+             *             "max": 80
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "M",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 96,
+             *             "max": 104
+             *           },
+             *           "waist": {
+             *             "min": 80,
+             *             "max": 88
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "L",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 104,
+             *             "max": 112
+             *           },
+             *           "waist": {
+             *             "min": 88,
+             *             "max": 96
+             *           }
+             *         }
+             *       }
+             *     ]
+             */
             sizes: {
                 /** @example M */
                 label: string;
@@ -977,25 +1180,82 @@ export interface components {
             /**
              * Format: date-time
              * @description Set when deleted while in use.
+             * @example null
              */
             archived_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             updated_at: string;
         };
         UpdateSizeChartRequest: {
+            /** @example Men's tops */
             name?: string;
-            /** @enum {string} */
+            /**
+             * @example cm
+             * @enum {string}
+             */
             unit?: "cm" | "in";
-            /** @enum {string} */
+            /**
+             * @example garment
+             * @enum {string}
+             */
             measurement_type?: "body" | "garment";
             /**
              * @description Garment charts only (required there): the room the garment adds over the body, in cm.
              * @example 6
              */
             ease_cm?: number | null;
-            /** @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller. Replaces every size. */
+            /**
+             * @description Smallest size first, 1–50 sizes, unique labels. Each size maps zones (chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh) to a range in the chart unit with min < max; from one size to the next a zone never gets smaller. Replaces every size.
+             * @example [
+             *       {
+             *         "label": "S",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 88,
+             *             "max": 96
+             *           },
+             *           "waist": {
+             *             "min": 72,
+             *             "max": 80
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "M",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 96,
+             *             "max": 104
+             *           },
+             *           "waist": {
+             *             "min": 80,
+             *             "max": 88
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "label": "L",
+             *         "measurements": {
+             *           "chest": {
+             *             "min": 104,
+             *             "max": 112
+             *           },
+             *           "waist": {
+             *             "min": 88,
+             *             "max": 96
+             *           }
+             *         }
+             *       }
+             *     ]
+             */
             sizes?: {
                 /** @example M */
                 label: string;
@@ -1020,60 +1280,101 @@ export interface components {
             }[];
         };
         CreateProductRequest: {
-            /** @description The platform's id, unique in the store. */
+            /**
+             * @description The platform's id, unique in the store.
+             * @example gid://shopify/Product/8123456789012
+             */
             external_id?: string | null;
             /** @example Classic crew tee */
             title: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21
+             */
             product_type_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-2e4a-7d18-8b63-9f1c5a7e2d34
+             */
             size_chart_id: string;
             /**
              * @description How the product runs against its chart: runs_small moves shoppers up, runs_large down.
              * @default true_to_size
+             * @example true_to_size
              * @enum {string}
              */
             fit_adjustment?: "runs_small" | "true_to_size" | "runs_large";
         };
         ProductResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
+            /** @example gid://shopify/Product/8123456789012 */
             external_id: string | null;
+            /** @example Classic crew tee */
             title: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21
+             */
             product_type_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-2e4a-7d18-8b63-9f1c5a7e2d34
+             */
             size_chart_id: string;
             /**
              * @description How the product runs against its chart: runs_small moves shoppers up, runs_large down.
+             * @example true_to_size
              * @enum {string}
              */
             fit_adjustment: "runs_small" | "true_to_size" | "runs_large";
             /**
              * Format: date-time
              * @description Set when deleted while in use.
+             * @example null
              */
             archived_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             updated_at: string;
         };
         UpdateProductRequest: {
-            /** @description `null` removes it. */
+            /**
+             * @description `null` removes it.
+             * @example gid://shopify/Product/8123456789012
+             */
             external_id?: string | null;
+            /** @example Classic crew tee */
             title?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21
+             */
             product_type_id?: string;
             /**
              * Format: uuid
              * @description Every variant's size_label must be a label of the new chart.
+             * @example 0199a3b7-2e4a-7d18-8b63-9f1c5a7e2d34
              */
             size_chart_id?: string;
             /**
              * @description How the product runs against its chart: runs_small moves shoppers up, runs_large down.
+             * @example true_to_size
              * @enum {string}
              */
             fit_adjustment?: "runs_small" | "true_to_size" | "runs_large";
@@ -1084,36 +1385,66 @@ export interface components {
              * @example M
              */
             size_label: string;
-            /** @description The platform's variant id, unique in the store. */
+            /**
+             * @description The platform's variant id, unique in the store.
+             * @example gid://shopify/ProductVariant/44123456789012
+             */
             external_id?: string | null;
+            /** @example CREW-NVY-M */
             sku?: string | null;
+            /** @example Navy / M */
             title?: string | null;
         };
         VariantResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
             product_id: string;
+            /** @example gid://shopify/ProductVariant/44123456789012 */
             external_id: string | null;
+            /** @example M */
             size_label: string;
+            /** @example CREW-NVY-M */
             sku: string | null;
+            /** @example Navy / M */
             title: string | null;
             /**
              * Format: date-time
              * @description Set when deleted while in use.
+             * @example null
              */
             archived_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             updated_at: string;
         };
         UpdateVariantRequest: {
-            /** @description A label of the product's size chart. */
+            /**
+             * @description A label of the product's size chart.
+             * @example M
+             */
             size_label?: string;
-            /** @description `null` removes it. */
+            /**
+             * @description `null` removes it.
+             * @example gid://shopify/ProductVariant/44123456789012
+             */
             external_id?: string | null;
+            /** @example CREW-NVY-M */
             sku?: string | null;
+            /** @example Navy / M */
             title?: string | null;
         };
         CreateQuestionnaireRequest: {
@@ -1137,22 +1468,35 @@ export interface components {
              *     ]
              */
             questions: {
+                /** @example height */
                 key: string;
+                /** @example true */
                 required: boolean;
             }[];
             /**
              * @description The store's default for sessions started without a questionnaire.
              * @default false
+             * @example true
              */
             default?: boolean;
         };
         QuestionnaireResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b9-8a1f-7c4d-9e63-2d5b8f0a4c66
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
+            /** @example Tops quiz */
             name: string;
-            /** @description Starts at 1; every change of name or questions makes a new version. */
+            /**
+             * @description Starts at 1; every change of name or questions makes a new version.
+             * @example 2
+             */
             version: number;
             /**
              * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used).
@@ -1172,25 +1516,36 @@ export interface components {
              *     ]
              */
             questions: {
+                /** @example height */
                 key: string;
+                /** @example true */
                 required: boolean;
             }[];
-            /** @description Whether it is the store's default. */
+            /**
+             * @description Whether it is the store's default.
+             * @example true
+             */
             default: boolean;
             /**
              * Format: date-time
              * @description Set when deleted while in use.
+             * @example null
              */
             archived_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
             /**
              * Format: date-time
              * @description When this version was made.
+             * @example 2026-11-21T09:16:42.031Z
              */
             updated_at: string;
         };
         UpdateQuestionnaireRequest: {
+            /** @example Tops quiz */
             name?: string;
             /**
              * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used). Replaces every question.
@@ -1210,31 +1565,47 @@ export interface components {
              *     ]
              */
             questions?: {
+                /** @example height */
                 key: string;
+                /** @example true */
                 required: boolean;
             }[];
-            /** @description Make it (or stop it being) the store default. Does not make a new version. */
+            /**
+             * @description Make it (or stop it being) the store default. Does not make a new version.
+             * @example true
+             */
             default?: boolean;
         };
         SizeProbabilityResponse: {
+            /** @example M */
             size_label: string;
             /**
              * Format: uuid
              * @description A variant of the product in this size.
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
              */
             variant_id: string | null;
+            /** @example 0.72 */
             confidence: number;
         };
         RecommendationResponse: {
+            /** @example M */
             size_label: string;
             /**
              * Format: uuid
              * @description A variant of the product in this size.
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
              */
             variant_id: string | null;
-            /** @description The probability that this size fits best. */
+            /**
+             * @description The probability that this size fits best.
+             * @example 0.72
+             */
             confidence: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3ba-4a6c-7e7f-b2da-8c3f5e9a1b84
+             */
             id: string;
             /**
              * @example {
@@ -1245,72 +1616,178 @@ export interface components {
             fit: {
                 [key: string]: "too_small" | "snug" | "regular" | "loose" | "too_large";
             };
+            /**
+             * @description The other sizes of the chart, most likely first.
+             * @example [
+             *       {
+             *         "size_label": "L",
+             *         "variant_id": "0199a3b8-5e80-7b4c-a9f3-7a5b2d0e4c68",
+             *         "confidence": 0.21
+             *       },
+             *       {
+             *         "size_label": "S",
+             *         "variant_id": null,
+             *         "confidence": 0.07
+             *       }
+             *     ]
+             */
             alternatives: components["schemas"]["SizeProbabilityResponse"][];
-            /** @description Every zone the decision used. */
+            /**
+             * @description Every zone the decision used.
+             * @example {
+             *       "chest": {
+             *         "value_cm": 99.4,
+             *         "source": "estimated",
+             *         "sd_cm": 3.8
+             *       },
+             *       "waist": {
+             *         "value_cm": 84.1,
+             *         "source": "estimated",
+             *         "sd_cm": 4.2
+             *       }
+             *     }
+             */
             measurements: {
                 [key: string]: {
+                    /** @example 99.4 */
                     value_cm?: number;
-                    /** @enum {string} */
+                    /**
+                     * @example estimated
+                     * @enum {string}
+                     */
                     source?: "answered" | "estimated";
-                    /** @description Measurement error when answered, model uncertainty when estimated. */
+                    /**
+                     * @description Measurement error when answered, model uncertainty when estimated.
+                     * @example 3.8
+                     */
                     sd_cm?: number;
                 };
             };
+            /** @example civilian-20261125-7482d186 */
             model_version: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
             created_at: string;
         };
         DecisionResponse: {
+            /** @example M */
             size_label: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
             variant_id: string | null;
-            /** @enum {string} */
+            /**
+             * @example accepted
+             * @enum {string}
+             */
             outcome: "accepted" | "overridden";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:18:03.250Z
+             */
             decided_at: string;
         };
         CreateSessionRequest: {
             /**
              * Format: uuid
              * @description An active product of the store.
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
              */
             product_id: string;
             /**
              * Format: uuid
              * @description Left out: the store's default questionnaire, else height, weight, age, sex and fit_preference.
+             * @example 0199a3b9-8a1f-7c4d-9e63-2d5b8f0a4c66
              */
             questionnaire_id?: string;
         };
         SessionResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
             product_id: string;
             /**
              * Format: uuid
              * @description null: the built-in questions.
+             * @example 0199a3b9-8a1f-7c4d-9e63-2d5b8f0a4c66
              */
             questionnaire_id: string | null;
-            /** @description The version the session started with. */
+            /**
+             * @description The version the session started with.
+             * @example 2
+             */
             questionnaire_version: number | null;
-            /** @description The questions the session asks, as its questionnaire version had them. */
+            /**
+             * @description The questions the session asks, as its questionnaire version had them.
+             * @example [
+             *       {
+             *         "key": "height",
+             *         "required": true
+             *       },
+             *       {
+             *         "key": "weight",
+             *         "required": true
+             *       },
+             *       {
+             *         "key": "age",
+             *         "required": false
+             *       },
+             *       {
+             *         "key": "sex",
+             *         "required": false
+             *       },
+             *       {
+             *         "key": "fit_preference",
+             *         "required": false
+             *       }
+             *     ]
+             */
             questions: {
                 key: string;
                 required: boolean;
             }[];
             /**
              * @description started → recommended → completed.
+             * @example completed
              * @enum {string}
              */
             state: "started" | "recommended" | "completed";
             /**
              * @description Set with the decision.
+             * @example accepted
              * @enum {string|null}
              */
             outcome: "accepted" | "overridden" | null;
-            /** @description As sent; null until answered. */
+            /**
+             * @description As sent; null until answered.
+             * @example {
+             *       "height": {
+             *         "value": 178,
+             *         "unit": "cm"
+             *       },
+             *       "weight": {
+             *         "value": 76,
+             *         "unit": "kg"
+             *       },
+             *       "age": 34,
+             *       "sex": "male",
+             *       "fit_preference": "regular"
+             *     }
+             */
             answers: {
                 [key: string]: {
                     value: number;
@@ -1322,9 +1799,15 @@ export interface components {
             recommendation: components["schemas"]["RecommendationResponse"] | (never | null);
             /** @description null until decided. */
             decision: components["schemas"]["DecisionResponse"] | (never | null);
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:18:03.250Z
+             */
             updated_at: string;
         };
         AnswersRequest: {
@@ -1353,96 +1836,184 @@ export interface components {
             };
         };
         DecisionRequest: {
-            /** @description The size chosen. Send this or variant_id. */
+            /**
+             * @description The size chosen. Send this or variant_id.
+             * @example M
+             */
             size_label?: string;
             /**
              * Format: uuid
              * @description The variant chosen. Send this or size_label.
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
              */
             variant_id?: string;
         };
         EventRequest: {
-            /** @description Names the sending integration. `size-fit` is reserved. */
+            /**
+             * @description Names the sending integration. `size-fit` is reserved.
+             * @example shopify-orders
+             */
             source: string;
-            /** @description Stable delivery id chosen by the sender; with `source`, the dedup key. */
+            /**
+             * @description Stable delivery id chosen by the sender; with `source`, the dedup key.
+             * @example orders/5812345678901/line_items/14321098765432
+             */
             external_id: string;
             /**
              * @description The five types the service records itself are refused with `event_type_reserved`.
+             * @example purchase
              * @enum {string}
              */
             type: "fit_viewed" | "add_to_cart" | "checkout_started" | "purchase" | "return_requested" | "size_exchange" | "item_kept";
             /**
              * Format: uuid
              * @description Required on order outcomes.
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
              */
             product_id?: string | null;
             /**
              * Format: uuid
              * @description A variant of the product. Required on order outcomes.
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
              */
             variant_id?: string | null;
             /**
              * Format: uuid
              * @description A session of the same product, created no later than `occurred_at`. Send it on assisted purchases.
+             * @example 0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73
              */
             session_id?: string | null;
-            /** @description Required on order outcomes; stable across them. */
+            /**
+             * @description Required on order outcomes; stable across them.
+             * @example 5812345678901
+             */
             order_id?: string | null;
-            /** @description Required on order outcomes; stable across them. */
+            /**
+             * @description Required on order outcomes; stable across them.
+             * @example 14321098765432
+             */
             line_item_id?: string | null;
             /**
              * @description Required on `return_requested` and `size_exchange`, refused on other types.
+             * @example size
              * @enum {string|null}
              */
             reason?: "size" | "other" | null;
             /**
              * @description Units on the line.
              * @default 1
+             * @example 1
              */
             quantity?: number | null;
             /**
              * Format: date-time
              * @description RFC 3339 with a time zone, at most millisecond precision; within the last year and at most five minutes ahead.
+             * @example 2026-11-21T09:18:03.250Z
              */
             occurred_at: string;
         };
         EventResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3bb-6c8e-7f9a-83eb-9d4a6f0b2c95
+             */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
-            /** @description `size-fit` for the events the service records itself. */
+            /**
+             * @description `size-fit` for the events the service records itself.
+             * @example shopify-orders
+             */
             source: string;
+            /** @example orders/5812345678901/line_items/14321098765432 */
             external_id: string;
-            /** @enum {string} */
+            /**
+             * @example purchase
+             * @enum {string}
+             */
             type: "fit_started" | "fit_completed" | "recommendation_generated" | "recommendation_accepted" | "recommendation_overridden" | "fit_viewed" | "add_to_cart" | "checkout_started" | "purchase" | "return_requested" | "size_exchange" | "item_kept";
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
             product_id: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
             variant_id: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73
+             */
             session_id: string | null;
+            /** @example 5812345678901 */
             order_id: string | null;
+            /** @example 14321098765432 */
             line_item_id: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description null except on returns and exchanges.
+             * @example null
+             * @enum {string|null}
+             */
             reason: "size" | "other" | null;
-            /** @description null on the events the service records itself. */
+            /**
+             * @description null on the events the service records itself.
+             * @example 1
+             */
             quantity: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:18:03.250Z
+             */
             occurred_at: string;
             /**
              * Format: date-time
              * @description When the service first stored it.
+             * @example 2026-11-21T09:18:03.874Z
              */
             received_at: string;
         };
         EventBatchRequest: {
-            /** @description Judged one by one, in order, under the single-event rules. */
+            /**
+             * @description Judged one by one, in order, under the single-event rules.
+             * @example [
+             *       {
+             *         "source": "shopify-orders",
+             *         "external_id": "orders/5812345678901/line_items/14321098765432",
+             *         "type": "purchase",
+             *         "product_id": "0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48",
+             *         "variant_id": "0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57",
+             *         "session_id": "0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73",
+             *         "order_id": "5812345678901",
+             *         "line_item_id": "14321098765432",
+             *         "quantity": 1,
+             *         "occurred_at": "2026-11-21T09:18:03.250Z"
+             *       },
+             *       {
+             *         "source": "shopify-orders",
+             *         "external_id": "orders/5812345678901/returns/1",
+             *         "type": "return_requested",
+             *         "product_id": "0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48",
+             *         "variant_id": "0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57",
+             *         "session_id": "0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73",
+             *         "order_id": "5812345678901",
+             *         "line_item_id": "14321098765432",
+             *         "quantity": 1,
+             *         "occurred_at": "2026-11-28T16:02:11.000Z",
+             *         "reason": "size"
+             *       }
+             *     ]
+             */
             events: components["schemas"]["EventRequest"][];
         };
         EventResultResponse: {
             /**
              * @description What the same event alone would have answered.
+             * @example 201
              * @enum {integer}
              */
             status: 201 | 200 | 400 | 409;
@@ -1452,65 +2023,169 @@ export interface components {
             error?: components["schemas"]["ProblemDetails"];
         };
         EventBatchResponse: {
-            /** @description One result per event, in request order. */
+            /**
+             * @description One result per event, in request order.
+             * @example [
+             *       {
+             *         "status": 201,
+             *         "event": {
+             *           "id": "0199a3bb-6c8e-7f9a-83eb-9d4a6f0b2c95",
+             *           "store_id": "0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19",
+             *           "source": "shopify-orders",
+             *           "external_id": "orders/5812345678901/line_items/14321098765432",
+             *           "type": "purchase",
+             *           "product_id": "0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48",
+             *           "variant_id": "0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57",
+             *           "session_id": "0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73",
+             *           "order_id": "5812345678901",
+             *           "line_item_id": "14321098765432",
+             *           "quantity": 1,
+             *           "occurred_at": "2026-11-21T09:18:03.250Z",
+             *           "reason": null,
+             *           "received_at": "2026-11-21T09:18:03.874Z"
+             *         }
+             *       },
+             *       {
+             *         "status": 400,
+             *         "error": {
+             *           "type": "/problems/validation_failed",
+             *           "title": "Validation failed",
+             *           "status": 400,
+             *           "code": "validation_failed",
+             *           "request_id": "0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b",
+             *           "errors": [
+             *             {
+             *               "field": "occurred_at",
+             *               "code": "too_old",
+             *               "message": "occurred_at must be within the last year"
+             *             }
+             *           ]
+             *         }
+             *       }
+             *     ]
+             */
             results: components["schemas"]["EventResultResponse"][];
         };
         MetricsCounts: {
-            /** @description Sessions created in [from, to): the cohort. */
+            /**
+             * @description Sessions created in [from, to): the cohort.
+             * @example 1240
+             */
             started_sessions: number;
-            /** @description Cohort sessions that got a recommendation. */
+            /**
+             * @description Cohort sessions that got a recommendation.
+             * @example 968
+             */
             recommended_sessions: number;
-            /** @description Cohort sessions completed with the recommended size. */
+            /**
+             * @description Cohort sessions completed with the recommended size.
+             * @example 701
+             */
             accepted_sessions: number;
-            /** @description Cohort sessions completed with another size. */
+            /**
+             * @description Cohort sessions completed with another size.
+             * @example 143
+             */
             overridden_sessions: number;
-            /** @description Recommended cohort sessions named by a purchase event. */
+            /**
+             * @description Recommended cohort sessions named by a purchase event.
+             * @example 412
+             */
             converted_sessions: number;
-            /** @description Unique (order_id, line_item_id) purchased with a recommended cohort session. */
+            /**
+             * @description Unique (order_id, line_item_id) purchased with a recommended cohort session.
+             * @example 455
+             */
             purchased_lines: number;
-            /** @description Purchased lines with a return_requested event of reason size. */
+            /**
+             * @description Purchased lines with a return_requested event of reason size.
+             * @example 38
+             */
             size_returned_lines: number;
-            /** @description Purchased lines with an item_kept event. */
+            /**
+             * @description Purchased lines with an item_kept event.
+             * @example 301
+             */
             kept_lines: number;
-            /** @description Purchased lines with a size_exchange event of reason size. */
+            /**
+             * @description Purchased lines with a size_exchange event of reason size.
+             * @example 21
+             */
             size_exchanged_lines: number;
         };
         MetricsRates: {
-            /** @description recommended_sessions / started_sessions; null when the denominator is 0. */
+            /**
+             * @description recommended_sessions / started_sessions; null when the denominator is 0.
+             * @example 0.7806
+             */
             quiz_completion: number | null;
-            /** @description accepted_sessions / recommended_sessions; null when the denominator is 0. */
+            /**
+             * @description accepted_sessions / recommended_sessions; null when the denominator is 0.
+             * @example 0.7242
+             */
             recommendation_acceptance: number | null;
-            /** @description overridden_sessions / recommended_sessions; null when the denominator is 0. */
+            /**
+             * @description overridden_sessions / recommended_sessions; null when the denominator is 0.
+             * @example 0.1477
+             */
             recommendation_override: number | null;
-            /** @description converted_sessions / recommended_sessions; null when the denominator is 0. */
+            /**
+             * @description converted_sessions / recommended_sessions; null when the denominator is 0.
+             * @example 0.4256
+             */
             fit_assisted_conversion: number | null;
-            /** @description size_returned_lines / purchased_lines; null when the denominator is 0. */
+            /**
+             * @description size_returned_lines / purchased_lines; null when the denominator is 0.
+             * @example 0.0835
+             */
             size_related_return: number | null;
-            /** @description kept_lines / purchased_lines; null when the denominator is 0. */
+            /**
+             * @description kept_lines / purchased_lines; null when the denominator is 0.
+             * @example 0.6615
+             */
             kept_after_recommendation: number | null;
-            /** @description size_exchanged_lines / purchased_lines; null when the denominator is 0. */
+            /**
+             * @description size_exchanged_lines / purchased_lines; null when the denominator is 0.
+             * @example 0.0462
+             */
             exchange_for_size: number | null;
         };
         MetricsResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
             /**
              * Format: date-time
              * @description Start of the cohort, inclusive.
+             * @example 2026-11-01T00:00:00.000Z
              */
             from: string;
             /**
              * Format: date-time
              * @description End of the cohort, exclusive.
+             * @example 2026-12-01T00:00:00.000Z
              */
             to: string;
             /**
              * Format: date-time
              * @description When the figures were computed: outcomes count when their occurred_at is at or before it.
+             * @example 2026-11-25T11:30:00.000Z
              */
             observed_through: string;
             counts: components["schemas"]["MetricsCounts"];
             rates: components["schemas"]["MetricsRates"];
+            /**
+             * @example [
+             *       "These figures are descriptive: they report what happened to the sessions of this cohort, not what the size recommendations caused.",
+             *       "Causal claims (conversion lift, return reduction) need a randomized experiment, such as a holdout group of shoppers not offered size help.",
+             *       "Return and kept windows may be immature: outcomes count up to observed_through, and recent purchases can still be returned, exchanged or kept.",
+             *       "Missing integration events bias the rates: purchases sent without session_id, and returns, exchanges or kept signals never sent, are not counted.",
+             *       "Several outcomes can apply to one line over time, so one line can count as size-returned, exchanged and kept.",
+             *       "Counts are unique sessions and unique order lines (order_id, line_item_id), never units."
+             *     ]
+             */
             caveats: string[];
         };
         DailyMetrics: {
@@ -1522,36 +2197,54 @@ export interface components {
             /**
              * Format: date-time
              * @description The part of the range on this day: start, inclusive.
+             * @example 2026-11-21T00:00:00.000Z
              */
             from: string;
             /**
              * Format: date-time
              * @description End, exclusive.
+             * @example 2026-11-22T00:00:00.000Z
              */
             to: string;
             counts: components["schemas"]["MetricsCounts"];
             rates: components["schemas"]["MetricsRates"];
         };
         DailyMetricsResponse: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
             store_id: string;
             /**
              * Format: date-time
              * @description Start of the cohort, inclusive.
+             * @example 2026-11-01T00:00:00.000Z
              */
             from: string;
             /**
              * Format: date-time
              * @description End of the cohort, exclusive.
+             * @example 2026-12-01T00:00:00.000Z
              */
             to: string;
             /**
              * Format: date-time
              * @description When the figures were computed: outcomes count when their occurred_at is at or before it.
+             * @example 2026-11-25T11:30:00.000Z
              */
             observed_through: string;
             /** @description Every UTC day the range touches, oldest first. */
             days: components["schemas"]["DailyMetrics"][];
+            /**
+             * @example [
+             *       "These figures are descriptive: they report what happened to the sessions of this cohort, not what the size recommendations caused.",
+             *       "Causal claims (conversion lift, return reduction) need a randomized experiment, such as a holdout group of shoppers not offered size help.",
+             *       "Return and kept windows may be immature: outcomes count up to observed_through, and recent purchases can still be returned, exchanged or kept.",
+             *       "Missing integration events bias the rates: purchases sent without session_id, and returns, exchanges or kept signals never sent, are not counted.",
+             *       "Several outcomes can apply to one line over time, so one line can count as size-returned, exchanged and kept.",
+             *       "Counts are unique sessions and unique order lines (order_id, line_item_id), never units."
+             *     ]
+             */
             caveats: string[];
         };
         ProblemFieldError: {
@@ -1562,6 +2255,7 @@ export interface components {
              * @example too_far_in_future
              */
             code: string;
+            /** @example expires_at must be at most one year ahead */
             message: string;
         };
         ProblemDetails: {
@@ -1574,20 +2268,28 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @description For people; never branch on it. */
+            /**
+             * @description For people; never branch on it.
+             * @example A field is missing, unknown or breaks a rule; errors lists each one
+             */
             detail?: string;
             /**
              * @description Stable; branch on `status` and `code`.
+             * @example validation_failed
              * @enum {string}
              */
             code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
-            /** @description Equals the Request-Id response header. */
+            /**
+             * @description Equals the Request-Id response header.
+             * @example 0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b
+             */
             request_id: string;
             /** @description One entry per offending field: with a 400 that names fields, and with a 409 `duplicate`. */
             errors?: components["schemas"]["ProblemFieldError"][];
             /**
              * Format: uuid
              * @description With a 409 `duplicate`: the id of the resource that already has this `external_id`.
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
              */
             existing_id?: string;
         };
@@ -1623,8 +2325,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ApiKeyResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -1904,8 +2610,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ConsoleAccountResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -2257,8 +2967,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["StoreResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -2650,8 +3364,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ProductTypeResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -3160,8 +3878,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SizeChartResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -3681,8 +4403,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ProductResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -4201,8 +4927,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["VariantResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -4724,8 +5454,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["QuestionnaireResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -5239,8 +5973,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SessionResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };
@@ -5787,8 +6525,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["EventResponse"][];
+                        /** @example false */
                         has_more: boolean;
-                        /** @description Pass as starting_after for the next page. */
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
                         next_cursor: string | null;
                     };
                 };

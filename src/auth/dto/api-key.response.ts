@@ -1,33 +1,40 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { ApiKey } from '../api-key.entity.js';
 import { SCOPES, type Scope } from '../scopes.js';
+import { EXAMPLE_ID, EXAMPLE_SECRET_PREFIX, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class ApiKeyResponse {
-  @ApiProperty({ format: 'uuid', description: 'The key identifier, used in DELETE /v1/api-keys/{key_id}.' })
+  @ApiProperty({ format: 'uuid', description: 'The key identifier, used in DELETE /v1/api-keys/{key_id}.', example: EXAMPLE_ID.apiKey })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Checkout backend' })
   name: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: an unrestricted admin key.' })
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: an unrestricted admin key.', example: EXAMPLE_ID.store })
   store_id: string | null;
 
-  @ApiProperty({ enum: SCOPES, isArray: true })
+  @ApiProperty({ enum: SCOPES, isArray: true, example: ['events'] })
   scopes: Scope[];
 
-  @ApiProperty({ description: 'The first 8 characters of the secret, to recognise the key.', example: 'sfk_7Hq2' })
+  @ApiProperty({ description: 'The first 8 characters of the secret, to recognise the key.', example: EXAMPLE_SECRET_PREFIX })
   prefix: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, example: EXAMPLE_TIME.expires })
   expires_at: string | null;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'null: not revoked.', example: null })
   revoked_at: string | null;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Updated at most once a minute.' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Updated at most once a minute.',
+    example: EXAMPLE_TIME.occurred,
+  })
   last_used_at: string | null;
 
   static from(this: void, key: ApiKey): ApiKeyResponse {
@@ -46,7 +53,7 @@ export class ApiKeyResponse {
 }
 
 export class CreatedApiKeyResponse extends ApiKeyResponse {
-  @ApiProperty({ description: 'The secret. Returned only in this response; store it now.', example: 'sfk_…' })
+  @ApiProperty({ description: 'The secret. Returned only in this response; store it now.', example: `${EXAMPLE_SECRET_PREFIX}…` })
   secret: string;
 
   static fromCreated(key: ApiKey, secret: string): CreatedApiKeyResponse {

@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, Is
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { SCOPES, type Scope } from '../scopes.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ description: 'A label for people.', example: 'Checkout backend', maxLength: 200 })
@@ -14,6 +15,7 @@ export class CreateApiKeyRequest {
   @ApiPropertyOptional({
     description: 'The store the key is bound to. Required unless scopes is exactly ["admin"] (an unrestricted admin key).',
     format: 'uuid',
+    example: EXAMPLE_ID.store,
   })
   @IsOptional()
   @IsString()
@@ -27,7 +29,11 @@ export class CreateApiKeyRequest {
   @IsArray()
   scopes: Scope[];
 
-  @ApiPropertyOptional({ description: 'RFC 3339; in the future and at most one year ahead.', format: 'date-time' })
+  @ApiPropertyOptional({
+    description: 'RFC 3339; in the future and at most one year ahead.',
+    format: 'date-time',
+    example: EXAMPLE_TIME.expires,
+  })
   @IsOptional()
   @IsRfc3339()
   expires_at?: string;
@@ -35,7 +41,7 @@ export class CreateApiKeyRequest {
 
 /** `GET /v1/api-keys`: a page, optionally of one store's keys only. */
 export class ApiKeyListQuery extends PageQuery {
-  @ApiPropertyOptional({ description: 'Only keys bound to this store.', format: 'uuid' })
+  @ApiPropertyOptional({ description: 'Only keys bound to this store.', format: 'uuid', example: EXAMPLE_ID.store })
   @IsOptional()
   @IsUUID('all', { message: 'store_id must be a store id' })
   store_id?: string;

@@ -6,6 +6,7 @@ import { ValidateWith } from '../../common/validation/validate-with.js';
 import { ZONES, type ZoneWeights } from '../../fit/engine/types.js';
 import { CATEGORIES, type Category, type ProductType } from '../catalog.entities.js';
 import { checkZoneWeights } from '../catalog-rules.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 const ZONE_WEIGHTS_DOC: ApiPropertyOptions = {
   type: 'object',
@@ -19,7 +20,7 @@ export class CreateProductTypeRequest {
   @IsText()
   name: string;
 
-  @ApiProperty({ enum: CATEGORIES })
+  @ApiProperty({ enum: CATEGORIES, example: 'tops' })
   @IsIn(CATEGORIES, { message: `category must be one of ${CATEGORIES.join(', ')}` })
   category: Category;
 
@@ -29,12 +30,12 @@ export class CreateProductTypeRequest {
 }
 
 export class UpdateProductTypeRequest {
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ maxLength: 200, example: 'T-shirt' })
   @IsOmittable()
   @IsText()
   name?: string;
 
-  @ApiPropertyOptional({ enum: CATEGORIES })
+  @ApiPropertyOptional({ enum: CATEGORIES, example: 'tops' })
   @IsOmittable()
   @IsIn(CATEGORIES, { message: `category must be one of ${CATEGORIES.join(', ')}` })
   category?: Category;
@@ -46,25 +47,25 @@ export class UpdateProductTypeRequest {
 }
 
 export class ProductTypeResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.productType })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   store_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'T-shirt' })
   name: string;
 
-  @ApiProperty({ enum: CATEGORIES })
+  @ApiProperty({ enum: CATEGORIES, example: 'tops' })
   category: Category;
 
   @ApiProperty(ZONE_WEIGHTS_DOC)
   zone_weights: ZoneWeights;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   updated_at: string;
 
   static from(this: void, type: ProductType): ProductTypeResponse {

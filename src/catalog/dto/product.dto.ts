@@ -5,15 +5,27 @@ import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { FIT_ADJUSTMENTS, type FitAdjustment } from '../../fit/engine/types.js';
 import type { Product, Variant } from '../catalog.entities.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 const idMessage = (field: string) => ({ message: `${field} must be an id` });
+const PRODUCT_EXTERNAL_ID = 'gid://shopify/Product/8123456789012';
+const VARIANT_EXTERNAL_ID = 'gid://shopify/ProductVariant/44123456789012';
+const SKU = 'CREW-NVY-M';
+const VARIANT_TITLE = 'Navy / M';
 const FIT_ADJUSTMENT_DOC = {
   enum: FIT_ADJUSTMENTS,
+  example: 'true_to_size',
   description: 'How the product runs against its chart: runs_small moves shoppers up, runs_large down.',
 } as const;
 
 export class CreateProductRequest {
-  @ApiPropertyOptional({ description: "The platform's id, unique in the store.", maxLength: 255, nullable: true, type: String })
+  @ApiPropertyOptional({
+    description: "The platform's id, unique in the store.",
+    maxLength: 255,
+    nullable: true,
+    type: String,
+    example: PRODUCT_EXTERNAL_ID,
+  })
   @IsOptional()
   @IsText(255)
   external_id?: string | null;
@@ -22,11 +34,11 @@ export class CreateProductRequest {
   @IsText(500)
   title: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.productType })
   @IsUUID('all', idMessage('product_type_id'))
   product_type_id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.sizeChart })
   @IsUUID('all', idMessage('size_chart_id'))
   size_chart_id: string;
 
@@ -37,22 +49,26 @@ export class CreateProductRequest {
 }
 
 export class UpdateProductRequest {
-  @ApiPropertyOptional({ maxLength: 255, nullable: true, type: String, description: '`null` removes it.' })
+  @ApiPropertyOptional({ maxLength: 255, nullable: true, type: String, description: '`null` removes it.', example: PRODUCT_EXTERNAL_ID })
   @IsOptional()
   @IsText(255)
   external_id?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 500 })
+  @ApiPropertyOptional({ maxLength: 500, example: 'Classic crew tee' })
   @IsOmittable()
   @IsText(500)
   title?: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional({ format: 'uuid', example: EXAMPLE_ID.productType })
   @IsOmittable()
   @IsUUID('all', idMessage('product_type_id'))
   product_type_id?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: "Every variant's size_label must be a label of the new chart." })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: "Every variant's size_label must be a label of the new chart.",
+    example: EXAMPLE_ID.sizeChart,
+  })
   @IsOmittable()
   @IsUUID('all', idMessage('size_chart_id'))
   size_chart_id?: string;
@@ -64,41 +80,41 @@ export class UpdateProductRequest {
 }
 
 export class ProductListQuery extends PageQuery {
-  @ApiPropertyOptional({ description: "Only the product with this platform id (the platform's product id)." })
+  @ApiPropertyOptional({ description: "Only the product with this platform id (the platform's product id).", example: PRODUCT_EXTERNAL_ID })
   @IsOmittable()
   @IsText(255)
   external_id?: string;
 }
 
 export class ProductResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.product })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   store_id: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ nullable: true, type: String, example: PRODUCT_EXTERNAL_ID })
   external_id: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Classic crew tee' })
   title: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.productType })
   product_type_id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.sizeChart })
   size_chart_id: string;
 
   @ApiProperty(FIT_ADJUSTMENT_DOC)
   fit_adjustment: FitAdjustment;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.', example: null })
   archived_at: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   updated_at: string;
 
   static from(this: void, product: Product): ProductResponse {
@@ -122,70 +138,75 @@ export class CreateVariantRequest {
   @IsText(50)
   size_label: string;
 
-  @ApiPropertyOptional({ description: "The platform's variant id, unique in the store.", nullable: true, type: String })
+  @ApiPropertyOptional({
+    description: "The platform's variant id, unique in the store.",
+    nullable: true,
+    type: String,
+    example: VARIANT_EXTERNAL_ID,
+  })
   @IsOptional()
   @IsText(255)
   external_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 255 })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 255, example: SKU })
   @IsOptional()
   @IsText(255)
   sku?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 500 })
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 500, example: VARIANT_TITLE })
   @IsOptional()
   @IsText(500)
   title?: string | null;
 }
 
 export class UpdateVariantRequest {
-  @ApiPropertyOptional({ description: "A label of the product's size chart." })
+  @ApiPropertyOptional({ description: "A label of the product's size chart.", example: 'M' })
   @IsOmittable()
   @IsText(50)
   size_label?: string;
 
-  @ApiPropertyOptional({ nullable: true, type: String, description: '`null` removes it.' })
+  @ApiPropertyOptional({ nullable: true, type: String, description: '`null` removes it.', example: VARIANT_EXTERNAL_ID })
   @IsOptional()
   @IsText(255)
   external_id?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: SKU })
   @IsOptional()
   @IsText(255)
   sku?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: VARIANT_TITLE })
   @IsOptional()
   @IsText(500)
   title?: string | null;
 }
 
 export class VariantResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.variant })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.product })
   product_id: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ nullable: true, type: String, example: VARIANT_EXTERNAL_ID })
   external_id: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'M' })
   size_label: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ nullable: true, type: String, example: SKU })
   sku: string | null;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({ nullable: true, type: String, example: VARIANT_TITLE })
   title: string | null;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.', example: null })
   archived_at: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   updated_at: string;
 
   static from(this: void, variant: Variant): VariantResponse {

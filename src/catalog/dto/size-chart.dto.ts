@@ -13,6 +13,7 @@ import {
   type SizeDefinition,
 } from '../catalog.entities.js';
 import { checkSizes } from '../catalog-rules.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 const SIZES_DOC: ApiPropertyOptions = {
   type: 'array',
@@ -32,6 +33,11 @@ const SIZES_DOC: ApiPropertyOptions = {
     },
     required: ['label', 'measurements'],
   },
+  example: [
+    { label: 'S', measurements: { chest: { min: 88, max: 96 }, waist: { min: 72, max: 80 } } },
+    { label: 'M', measurements: { chest: { min: 96, max: 104 }, waist: { min: 80, max: 88 } } },
+    { label: 'L', measurements: { chest: { min: 104, max: 112 }, waist: { min: 88, max: 96 } } },
+  ],
   description:
     `Smallest size first, 1–50 sizes, unique labels. Each size maps zones (${ZONES.join(', ')}) to a range in ` +
     'the chart unit with min < max; from one size to the next a zone never gets smaller.',
@@ -49,11 +55,15 @@ export class CreateSizeChartRequest {
   @IsText()
   name: string;
 
-  @ApiProperty({ enum: LENGTH_UNITS })
+  @ApiProperty({ enum: LENGTH_UNITS, example: 'cm' })
   @IsIn(LENGTH_UNITS, { message: `unit must be one of ${LENGTH_UNITS.join(', ')}` })
   unit: LengthUnit;
 
-  @ApiProperty({ enum: MEASUREMENT_TYPES, description: 'body: ranges of body measurements; garment: of the garment.' })
+  @ApiProperty({
+    enum: MEASUREMENT_TYPES,
+    description: 'body: ranges of body measurements; garment: of the garment.',
+    example: 'garment',
+  })
   @IsIn(MEASUREMENT_TYPES, { message: `measurement_type must be one of ${MEASUREMENT_TYPES.join(', ')}` })
   measurement_type: MeasurementType;
 
@@ -70,17 +80,17 @@ export class CreateSizeChartRequest {
 }
 
 export class UpdateSizeChartRequest {
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ maxLength: 200, example: "Men's tops" })
   @IsOmittable()
   @IsText()
   name?: string;
 
-  @ApiPropertyOptional({ enum: LENGTH_UNITS })
+  @ApiPropertyOptional({ enum: LENGTH_UNITS, example: 'cm' })
   @IsOmittable()
   @IsIn(LENGTH_UNITS, { message: `unit must be one of ${LENGTH_UNITS.join(', ')}` })
   unit?: LengthUnit;
 
-  @ApiPropertyOptional({ enum: MEASUREMENT_TYPES })
+  @ApiPropertyOptional({ enum: MEASUREMENT_TYPES, example: 'garment' })
   @IsOmittable()
   @IsIn(MEASUREMENT_TYPES, { message: `measurement_type must be one of ${MEASUREMENT_TYPES.join(', ')}` })
   measurement_type?: MeasurementType;
@@ -99,19 +109,19 @@ export class UpdateSizeChartRequest {
 }
 
 export class SizeChartResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.sizeChart })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   store_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: "Men's tops" })
   name: string;
 
-  @ApiProperty({ enum: LENGTH_UNITS })
+  @ApiProperty({ enum: LENGTH_UNITS, example: 'cm' })
   unit: LengthUnit;
 
-  @ApiProperty({ enum: MEASUREMENT_TYPES })
+  @ApiProperty({ enum: MEASUREMENT_TYPES, example: 'garment' })
   measurement_type: MeasurementType;
 
   @ApiProperty({ ...EASE_DOC, type: Number, nullable: true })
@@ -120,13 +130,13 @@ export class SizeChartResponse {
   @ApiProperty(SIZES_DOC)
   sizes: SizeDefinition[];
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.', example: null })
   archived_at: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   updated_at: string;
 
   static from(this: void, chart: SizeChart): SizeChartResponse {

@@ -11,8 +11,8 @@ export const ApiPage = (item: Type<unknown>) =>
         required: ['data', 'has_more', 'next_cursor'],
         properties: {
           data: { type: 'array', items: { $ref: getSchemaPath(item) } },
-          has_more: { type: 'boolean' },
-          next_cursor: { type: 'string', nullable: true, description: 'Pass as starting_after for the next page.' },
+          has_more: { type: 'boolean', example: false },
+          next_cursor: { type: 'string', nullable: true, description: 'Pass as starting_after for the next page.', example: null },
         },
       },
     }),

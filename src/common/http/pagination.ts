@@ -5,7 +5,7 @@ import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 /** `?limit=&starting_after=` on every list. */
 export class PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 50 })
   @IsOptional()
   @Type(() => Number)
   @Max(100)
@@ -13,7 +13,10 @@ export class PageQuery {
   @IsInt({ message: 'limit must be a whole number from 1 to 100' })
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The id of the last item of the previous page (its `next_cursor`).' })
+  @ApiPropertyOptional({
+    description: 'The id of the last item of the previous page (its `next_cursor`).',
+    example: '0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'starting_after must be an id from a previous page' })
   starting_after?: string;

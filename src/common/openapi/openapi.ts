@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, DocumentBuilder, type OpenAPIObject, 
 import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { IDEMPOTENT_EXTENSION } from '../http/idempotent-create.decorator.js';
 import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
+import { EXAMPLE_ID, EXAMPLE_REQUEST_ID } from './examples.js';
 
 class ProblemFieldError {
   @ApiProperty({ example: 'expires_at' })
@@ -11,7 +12,7 @@ class ProblemFieldError {
   @ApiProperty({ example: 'too_far_in_future', description: 'Stable, snake_case.' })
   code: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'expires_at must be at most one year ahead' })
   message: string;
 }
 
@@ -25,13 +26,16 @@ class ProblemDetails {
   @ApiProperty({ type: 'integer', example: 400 })
   status: number;
 
-  @ApiPropertyOptional({ description: 'For people; never branch on it.' })
+  @ApiPropertyOptional({
+    description: 'For people; never branch on it.',
+    example: 'A field is missing, unknown or breaks a rule; errors lists each one',
+  })
   detail?: string;
 
-  @ApiProperty({ enum: Object.keys(PROBLEMS), description: 'Stable; branch on `status` and `code`.' })
+  @ApiProperty({ enum: Object.keys(PROBLEMS), description: 'Stable; branch on `status` and `code`.', example: 'validation_failed' })
   code: string;
 
-  @ApiProperty({ description: 'Equals the Request-Id response header.' })
+  @ApiProperty({ description: 'Equals the Request-Id response header.', example: EXAMPLE_REQUEST_ID })
   request_id: string;
 
   @ApiPropertyOptional({
@@ -43,6 +47,7 @@ class ProblemDetails {
   @ApiPropertyOptional({
     format: 'uuid',
     description: 'With a 409 `duplicate`: the id of the resource that already has this `external_id`.',
+    example: EXAMPLE_ID.product,
   })
   existing_id?: string;
 }
@@ -210,7 +215,7 @@ function problemExample(code: ProblemCode, when: string | undefined) {
       status,
       ...(when ? { detail: when.replaceAll('`', '') } : {}),
       code,
-      request_id: '0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b',
+      request_id: EXAMPLE_REQUEST_ID,
       ...(code === 'validation_failed' ? { errors: [{ field: 'name', code: 'required', message: 'name is required' }] } : {}),
     },
   };

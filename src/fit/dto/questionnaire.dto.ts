@@ -6,12 +6,13 @@ import { IsText } from '../../common/validation/text.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
 import type { Question, Questionnaire, QuestionnaireVersion } from '../fit.entities.js';
 import { checkQuestions, ENGINE_KEYS } from '../questions.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 const QUESTIONS_DOC: ApiPropertyOptions = {
   type: 'array',
   items: {
     type: 'object',
-    properties: { key: { type: 'string' }, required: { type: 'boolean' } },
+    properties: { key: { type: 'string', example: 'height' }, required: { type: 'boolean', example: true } },
     required: ['key', 'required'],
   },
   example: [
@@ -31,14 +32,14 @@ export class CreateQuestionnaireRequest {
   @ValidateWith(checkQuestions)
   questions: Question[];
 
-  @ApiPropertyOptional({ description: "The store's default for sessions started without a questionnaire.", default: false })
+  @ApiPropertyOptional({ description: "The store's default for sessions started without a questionnaire.", default: false, example: true })
   @IsOmittable()
   @IsBoolean()
   default?: boolean;
 }
 
 export class UpdateQuestionnaireRequest {
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ maxLength: 200, example: 'Tops quiz' })
   @IsOmittable()
   @IsText()
   name?: string;
@@ -48,7 +49,7 @@ export class UpdateQuestionnaireRequest {
   @ValidateWith(checkQuestions)
   questions?: Question[];
 
-  @ApiPropertyOptional({ description: 'Make it (or stop it being) the store default. Does not make a new version.' })
+  @ApiPropertyOptional({ description: 'Make it (or stop it being) the store default. Does not make a new version.', example: true })
   @IsOmittable()
   @IsBoolean()
   default?: boolean;
@@ -64,6 +65,7 @@ export class QuestionnaireVersionQuery {
     description: 'An earlier version; the current one when left out.',
     minimum: 1,
     maximum: MAX_VERSION,
+    example: 2,
   })
   @IsOptional()
   @Type(() => Number)
@@ -74,31 +76,36 @@ export class QuestionnaireVersionQuery {
 }
 
 export class QuestionnaireResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.questionnaire })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   store_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Tops quiz' })
   name: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, description: 'Starts at 1; every change of name or questions makes a new version.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: 'Starts at 1; every change of name or questions makes a new version.',
+    example: 2,
+  })
   version: number;
 
   @ApiProperty(QUESTIONS_DOC)
   questions: Question[];
 
-  @ApiProperty({ description: "Whether it is the store's default." })
+  @ApiProperty({ description: "Whether it is the store's default.", example: true })
   default: boolean;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.' })
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'Set when deleted while in use.', example: null })
   archived_at: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time', description: 'When this version was made.' })
+  @ApiProperty({ format: 'date-time', description: 'When this version was made.', example: EXAMPLE_TIME.updated })
   updated_at: string;
 
   static from(this: void, questionnaire: Questionnaire, version?: QuestionnaireVersion): QuestionnaireResponse {

@@ -14,15 +14,17 @@ import {
   type StoredDecision,
   type StoredRecommendation,
 } from '../fit.entities.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateSessionRequest {
-  @ApiProperty({ format: 'uuid', description: 'An active product of the store.' })
+  @ApiProperty({ format: 'uuid', description: 'An active product of the store.', example: EXAMPLE_ID.product })
   @IsUUID('all', { message: 'product_id must be an id' })
   product_id: string;
 
   @ApiPropertyOptional({
     format: 'uuid',
     description: "Left out: the store's default questionnaire, else height, weight, age, sex and fit_preference.",
+    example: EXAMPLE_ID.questionnaire,
   })
   @IsOmittable()
   @IsUUID('all', { message: 'questionnaire_id must be an id' })
@@ -45,6 +47,13 @@ const ANSWERS_DOC: ApiPropertyOptions = {
       { type: 'boolean' },
     ],
   },
+  example: {
+    height: { value: 178, unit: 'cm' },
+    weight: { value: 76, unit: 'kg' },
+    age: 34,
+    sex: 'male',
+    fit_preference: 'regular',
+  },
 };
 
 /** The one way OpenAPI 3.0 says "this model or null": `nullable` beside a `$ref` (even in `allOf`) admits no null. */
@@ -55,13 +64,6 @@ const orNull = (model: string): ApiPropertyOptions => ({
 export class AnswersRequest {
   @ApiProperty({
     ...ANSWERS_DOC,
-    example: {
-      height: { value: 178, unit: 'cm' },
-      weight: { value: 76, unit: 'kg' },
-      age: 34,
-      sex: 'male',
-      fit_preference: 'regular',
-    },
     description:
       'One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age ' +
       '(13–100), sex (female|male), fit_preference (tighter|regular|looser), any zone {value, unit: cm|in}, ' +
@@ -72,54 +74,64 @@ export class AnswersRequest {
 }
 
 export class DecisionRequest {
-  @ApiPropertyOptional({ description: 'The size chosen. Send this or variant_id.' })
+  @ApiPropertyOptional({ description: 'The size chosen. Send this or variant_id.', example: 'M' })
   @IsOmittable()
   @IsText(50)
   size_label?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'The variant chosen. Send this or size_label.' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'The variant chosen. Send this or size_label.', example: EXAMPLE_ID.variant })
   @IsOmittable()
   @IsUUID('all', { message: 'variant_id must be an id' })
   variant_id?: string;
 }
 
 export class SessionListQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: SESSION_STATES })
+  @ApiPropertyOptional({ enum: SESSION_STATES, example: 'completed' })
   @IsOmittable()
   @IsIn(SESSION_STATES, { message: `state must be one of ${SESSION_STATES.join(', ')}` })
   state?: SessionState;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional({ format: 'uuid', example: EXAMPLE_ID.product })
   @IsOmittable()
   @IsUUID('all', { message: 'product_id must be an id' })
   product_id?: string;
 }
 
 class SizeProbabilityResponse {
-  @ApiProperty()
+  @ApiProperty({ example: 'M' })
   size_label: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'A variant of the product in this size.' })
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'A variant of the product in this size.',
+    example: EXAMPLE_ID.variant,
+  })
   variant_id: string | null;
 
-  @ApiProperty({ minimum: 0, maximum: 1 })
+  @ApiProperty({ minimum: 0, maximum: 1, example: 0.72 })
   confidence: number;
 }
 
 const MEASUREMENT_DOC = {
   type: 'object' as const,
   properties: {
-    value_cm: { type: 'number' as const },
-    source: { type: 'string' as const, enum: ['answered', 'estimated'] },
-    sd_cm: { type: 'number' as const, description: 'Measurement error when answered, model uncertainty when estimated.' },
+    value_cm: { type: 'number' as const, example: 99.4 },
+    source: { type: 'string' as const, enum: ['answered', 'estimated'], example: 'estimated' },
+    sd_cm: {
+      type: 'number' as const,
+      description: 'Measurement error when answered, model uncertainty when estimated.',
+      example: 3.8,
+    },
   },
 };
 
 export class RecommendationResponse extends SizeProbabilityResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.recommendation })
   id: string;
 
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'The probability that this size fits best.' })
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'The probability that this size fits best.', example: 0.72 })
   declare confidence: number;
 
   @ApiProperty({
@@ -129,47 +141,68 @@ export class RecommendationResponse extends SizeProbabilityResponse {
   })
   fit: Record<string, string>;
 
-  @ApiProperty({ type: [SizeProbabilityResponse] })
+  @ApiProperty({
+    type: [SizeProbabilityResponse],
+    description: 'The other sizes of the chart, most likely first.',
+    example: [
+      { size_label: 'L', variant_id: EXAMPLE_ID.variantLarge, confidence: 0.21 },
+      { size_label: 'S', variant_id: null, confidence: 0.07 },
+    ],
+  })
   alternatives: SizeProbabilityResponse[];
 
-  @ApiProperty({ type: 'object', additionalProperties: MEASUREMENT_DOC, description: 'Every zone the decision used.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: MEASUREMENT_DOC,
+    description: 'Every zone the decision used.',
+    example: {
+      chest: { value_cm: 99.4, source: 'estimated', sd_cm: 3.8 },
+      waist: { value_cm: 84.1, source: 'estimated', sd_cm: 4.2 },
+    },
+  })
   measurements: StoredRecommendation['measurements'];
 
-  @ApiProperty()
+  @ApiProperty({ example: 'civilian-20261125-7482d186' })
   model_version: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   created_at: string;
 }
 
 export class DecisionResponse {
-  @ApiProperty()
+  @ApiProperty({ example: 'M' })
   size_label: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: EXAMPLE_ID.variant })
   variant_id: string | null;
 
-  @ApiProperty({ enum: OUTCOMES })
+  @ApiProperty({ enum: OUTCOMES, example: 'accepted' })
   outcome: Outcome;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.occurred })
   decided_at: string;
 }
 
 export class SessionResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.session })
   id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   store_id: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.product })
   product_id: string;
 
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null: the built-in questions.' })
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'null: the built-in questions.',
+    example: EXAMPLE_ID.questionnaire,
+  })
   questionnaire_id: string | null;
 
-  @ApiProperty({ nullable: true, type: 'integer', description: 'The version the session started with.' })
+  @ApiProperty({ nullable: true, type: 'integer', description: 'The version the session started with.', example: 2 })
   questionnaire_version: number | null;
 
   @ApiProperty({
@@ -180,13 +213,20 @@ export class SessionResponse {
       required: ['key', 'required'],
     },
     description: 'The questions the session asks, as its questionnaire version had them.',
+    example: [
+      { key: 'height', required: true },
+      { key: 'weight', required: true },
+      { key: 'age', required: false },
+      { key: 'sex', required: false },
+      { key: 'fit_preference', required: false },
+    ],
   })
   questions: Question[];
 
-  @ApiProperty({ enum: SESSION_STATES, description: 'started → recommended → completed.' })
+  @ApiProperty({ enum: SESSION_STATES, description: 'started → recommended → completed.', example: 'completed' })
   state: SessionState;
 
-  @ApiProperty({ enum: [...OUTCOMES, null], nullable: true, type: String, description: 'Set with the decision.' })
+  @ApiProperty({ enum: [...OUTCOMES, null], nullable: true, type: String, description: 'Set with the decision.', example: 'accepted' })
   outcome: Outcome | null;
 
   @ApiProperty({ ...ANSWERS_DOC, nullable: true, description: 'As sent; null until answered.' })
@@ -198,10 +238,10 @@ export class SessionResponse {
   @ApiProperty({ ...orNull('DecisionResponse'), description: 'null until decided.' })
   decision: StoredDecision | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.occurred })
   updated_at: string;
 
   static from(this: void, session: FitSession): SessionResponse {

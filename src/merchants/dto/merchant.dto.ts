@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
 import type { Merchant } from '../merchant.entity.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateMerchantRequest {
   @ApiProperty({ example: 'Acme Apparel', maxLength: 200 })
@@ -12,13 +13,13 @@ export class CreateMerchantRequest {
 }
 
 export class MerchantResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.merchant })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Acme Apparel' })
   name: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
   static from(this: void, merchant: Merchant): MerchantResponse {

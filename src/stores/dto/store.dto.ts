@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } from '../store.entity.js';
+import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateStoreRequest {
   @ApiProperty({ example: 'Acme EU', maxLength: 200 })
@@ -16,53 +17,59 @@ export class CreateStoreRequest {
   @IsString()
   currency?: string;
 
-  @ApiPropertyOptional({ enum: UNIT_SYSTEMS, default: 'metric' })
+  @ApiPropertyOptional({ enum: UNIT_SYSTEMS, default: 'metric', example: 'metric' })
   @IsOmittable()
   @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
   unit_system?: UnitSystem;
 }
 
 export class UpdateStoreRequest {
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ maxLength: 200, example: 'Acme EU' })
   @IsOmittable()
   @Matches(/\S/, { message: 'name must not be blank' })
   @Length(1, 200)
   @IsString()
   name?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 4217 code.' })
+  @ApiPropertyOptional({ description: 'ISO 4217 code.', example: 'EUR' })
   @IsOmittable()
   @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
   @IsString()
   currency?: string;
 
-  @ApiPropertyOptional({ enum: UNIT_SYSTEMS })
+  @ApiPropertyOptional({ enum: UNIT_SYSTEMS, example: 'metric' })
   @IsOmittable()
   @IsIn(UNIT_SYSTEMS, { message: `unit_system must be one of ${UNIT_SYSTEMS.join(', ')}` })
   unit_system?: UnitSystem;
 }
 
 export class StoreResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.store })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Acme EU' })
   name: string;
 
   @ApiProperty({ example: 'EUR' })
   currency: string;
 
-  @ApiProperty({ enum: UNIT_SYSTEMS })
+  @ApiProperty({ enum: UNIT_SYSTEMS, example: 'metric' })
   unit_system: UnitSystem;
 
   // OpenAPI 3.0: `nullable` admits null only where the enum lists it too.
-  @ApiProperty({ enum: [...PLATFORMS, null], nullable: true, type: String, description: 'Set by connecting the store in the console.' })
+  @ApiProperty({
+    enum: [...PLATFORMS, null],
+    nullable: true,
+    type: String,
+    description: 'Set by connecting the store in the console.',
+    example: 'shopify',
+  })
   platform: Platform | null;
 
   @ApiProperty({ nullable: true, type: String, example: 'acme.myshopify.com' })
   platform_shop: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.created })
   created_at: string;
 
   static from(this: void, store: Store): StoreResponse {
