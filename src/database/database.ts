@@ -1,11 +1,18 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import { dataSourceOptions } from '../../ormconfig.js';
 import { type AppConfig, ConfigError } from '../config/app.config.js';
+import { ConnectionWatchdog } from './connection-watchdog.js';
 import { EmbeddedDatabase } from './embedded-database.js';
 import { runMigrations } from './migrate.js';
 
-/** A DataSource that also closes the embedded database it runs on, when there is one. */
+/**
+ * A DataSource that also closes the embedded database it runs on, when there is one, and on PostgreSQL watches its
+ * pool for connections that fell silent (connection-watchdog.ts).
+ */
 class ServiceDataSource extends DataSource {
+  private watchdog: ConnectionWatchdog | null = null;
+
   constructor(
     options: DataSourceOptions,
     private readonly embedded: EmbeddedDatabase | null,
@@ -13,8 +20,14 @@ class ServiceDataSource extends DataSource {
     super(options);
   }
 
+  watch(): void {
+    const driver = this.driver as PostgresDriver;
+    this.watchdog = ConnectionWatchdog.start(driver.postgres, driver.master);
+  }
+
   override async destroy(): Promise<void> {
     try {
+      this.watchdog?.stop();
       if (this.isInitialized) await super.destroy();
     } finally {
       await this.embedded?.close();
@@ -38,6 +51,7 @@ export async function openDatabase(config: AppConfig, options: OpenOptions = {})
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
+    if (!embedded && process.env.NO_WATCH !== '1') dataSource.watch();
   } catch (error) {
     await dataSource.destroy().catch(() => undefined);
     throw startupError(error, config);

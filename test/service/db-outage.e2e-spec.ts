@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
 import { bearer, startApp, type TestApp } from '../support/app.js';
 import { createTenant, expectProblem, type Tenant } from '../support/fixtures.js';
 import { type Cut, TcpProxy } from '../support/tcp-proxy.js';
@@ -88,12 +89,13 @@ describeOnPostgres('when the database goes away under traffic, and comes back', 
     await proxy?.close();
   });
 
-  // A database that stops closes its connections (refuse) or, when its host vanishes, stops answering new ones
-  // (blackhole). Connections that stay open but fall silent (a network partition) are not covered: queries on them
-  // wait for query_timeout (docs/reliability.md).
+  // A database that stops closes its connections (refuse); when its host vanishes, it stops answering new ones
+  // (blackhole); behind a network partition, open connections stay open but fall silent as well (freeze): the
+  // connection watchdog drops them (src/database/connection-watchdog.ts).
   const cases: Array<[Cut, string]> = [
     ['refuse', 'connections refused'],
     ['blackhole', 'connections that are never answered'],
+    ['freeze', 'open connections fall silent and new ones are never answered'],
   ];
 
   it.each(cases)(
@@ -183,4 +185,19 @@ describeOnPostgres('when the database goes away under traffic, and comes back', 
     },
     60_000,
   );
+
+  // The watchdog drops the pool only for silence: a long statement sends nothing while it runs, and a stalled event
+  // loop reads nothing while it is stalled, yet the server is there.
+  it('keeps the connections of a slow statement, even across a stalled event loop', async () => {
+    const database = t.app.get(DataSource);
+    const slow = database.query('SELECT pg_sleep(1.2) AS slept');
+    await sleep(100);
+    const stalledUntil = Date.now() + 900;
+    while (Date.now() < stalledUntil) {
+      // The event loop reads no socket while this runs.
+    }
+    await expect(slow).resolves.toEqual([{ slept: '' }]);
+    const [{ answer }] = await database.query('SELECT 42 AS answer');
+    expect(answer).toBe(42);
+  });
 });
