@@ -89,6 +89,82 @@ export class EventsRepository {
     return references;
   }
 
+  /**
+   * One event whose only summary is its order line's row (see `touchesOnlyItsLine`), in one statement, atomic on its
+   * own: the products, variants and sessions it names are read and locked `FOR KEY SHARE` as `loadReferences` locks
+   * them for a transaction, the event is inserted only when `admissible` (the clock's rules hold) and what it names
+   * is the store's and agrees, and a purchase's order line gets its row (as `recordLineOutcomes` gives it). No `BEGIN` and `COMMIT` round trips. Returns whether
+   * it was inserted, and the references found, from which the caller words a refusal.
+   */
+  async insertAlone(store: Store, row: FitEvent, admissible: boolean): Promise<{ inserted: boolean; references: References }> {
+    const [found]: Array<{
+      inserted: boolean;
+      product: boolean;
+      variant_product: string | null;
+      session_product: string | null;
+      session_created_at: Date | null;
+      session_recommended: boolean | null;
+    }> = await this.dataSource.manager.query(
+      `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
+          v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
+          s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
+                  FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
+          e AS (INSERT INTO events (${EVENT_COLUMNS})
+                SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16
+                 WHERE $17::boolean
+                   AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
+                   AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE v.product_id = $7::uuid))
+                   AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
+                                                       AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
+                ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+                RETURNING order_id, line_item_id),
+          l AS (INSERT INTO order_lines (store_id, order_id, line_item_id)
+                SELECT $3, order_id, line_item_id FROM e WHERE $6::text = 'purchase'
+                ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING)
+     SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
+            (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
+            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
+      [
+        row.id,
+        row.merchantId,
+        row.storeId,
+        row.source,
+        row.externalId,
+        row.type,
+        row.productId,
+        row.variantId,
+        row.sessionId,
+        row.orderId,
+        row.lineItemId,
+        row.reason,
+        row.quantity,
+        row.occurredAt.toISOString(),
+        row.receivedAt.toISOString(),
+        row.payloadSha256,
+        admissible,
+      ],
+    );
+    const references = {
+      products: new Set<string>(found.product ? [row.productId as string] : []),
+      variants: new Map<string, string>(found.variant_product ? [[row.variantId as string, found.variant_product]] : []),
+      sessions: new Map<string, LinkedSession & { productId: string }>(
+        found.session_product
+          ? [
+              [
+                row.sessionId as string,
+                {
+                  productId: found.session_product,
+                  createdAt: found.session_created_at as Date,
+                  recommended: found.session_recommended as boolean,
+                },
+              ],
+            ]
+          : [],
+      ),
+    };
+    return { inserted: found.inserted, references };
+  }
+
   /** Inserts the rows whose delivery key is free; returns the ids of those inserted. */
   async insertNew(manager: EntityManager, rows: readonly FitEvent[]): Promise<Set<string>> {
     if (!rows.length) return new Set();

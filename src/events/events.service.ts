@@ -11,7 +11,7 @@ import { readWellFormedEvent } from './dto/event-fast-path.js';
 import type { FitEvent } from './event.entity.js';
 import { checkOccurredAt, deliveryKey, draftEvent, type EventDraft } from './event-rules.js';
 import { EventsRepository, type References } from './events.repository.js';
-import { LineSummariesRepository } from './line-summaries.repository.js';
+import { LineSummariesRepository, touchesOnlyItsLine } from './line-summaries.repository.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 type EventResult =
@@ -75,6 +75,9 @@ export class EventsService {
     });
     if (!drafts.length) return refused;
 
+    // One event whose only summary is its order line's row (most events): one statement, atomic on its own.
+    if (drafts.length === 1 && touchesOnlyItsLine(drafts[0].draft)) return this.ingestAlone(store, drafts[0], refused, now);
+
     // Events that name nothing in the store and no order line, each key sent once: the work is one INSERT (and, for
     // keys already taken, one read of committed rows), which is atomic on its own. No transaction, so no BEGIN and
     // COMMIT round trips. Anything else runs in a transaction, as below.
@@ -129,25 +132,7 @@ export class EventsService {
           store,
           unsettled.map((item) => item.draft),
         );
-        for (const item of unsettled) {
-          const found = existing.get(item.key);
-          if (found && found.sha256?.equals(item.draft.sha256)) {
-            results[item.index] = { status: 200, event: EventResponse.from(found.event) };
-          } else if (item.problem) {
-            results[item.index] = { status: 400, error: item.problem };
-          } else if (found) {
-            results[item.index] = {
-              status: 409,
-              error: new ProblemError(
-                'event_conflict',
-                `An event with source ${item.draft.source} and external_id ${item.draft.externalId} was recorded with a different payload`,
-              ),
-            };
-          } else {
-            // ON CONFLICT skipped the row, yet no event holds its key: events are never deleted, so this is a bug.
-            throw new Error('event insert skipped without a stored event for its key');
-          }
-        }
+        for (const item of unsettled) results[item.index] = settle(item, existing.get(item.key));
         round = later;
       }
 
@@ -155,6 +140,47 @@ export class EventsService {
       return results;
     });
   }
+
+  /**
+   * A single event with no summary beyond its order line: checked, inserted and summed up in one statement; a
+   * refused or already stored one is then compared with what its key holds (a second statement, for retries only).
+   */
+  private async ingestAlone(
+    store: Store,
+    { index, draft }: { index: number; draft: EventDraft },
+    refused: EventResult[],
+    now: Date,
+  ): Promise<EventResult[]> {
+    const results = [...refused];
+    const row = toRow(draft, store, now);
+    const clock = checkOccurredAt(draft.occurredAt, now);
+    const { inserted, references } = await retried(() => this.events.insertAlone(store, row, clock === null));
+    if (inserted) {
+      results[index] = { status: 201, event: EventResponse.from(row) };
+      return results;
+    }
+    const item = { index, draft, key: deliveryKey(draft.source, draft.externalId), problem: checkAgainstStore(draft, references, now) };
+    const existing = await this.events.findStored(this.events.manager, store, [draft]);
+    results[index] = settle(item, existing.get(item.key));
+    return results;
+  }
+}
+
+/** The result of an event that was not inserted, from what its key holds: 200 if identical, else 400 or 409. */
+function settle(item: Pending, found: { event: FitEvent; sha256: Buffer | null } | undefined): EventResult {
+  if (found && found.sha256?.equals(item.draft.sha256)) return { status: 200, event: EventResponse.from(found.event) };
+  if (item.problem) return { status: 400, error: item.problem };
+  if (found) {
+    return {
+      status: 409,
+      error: new ProblemError(
+        'event_conflict',
+        `An event with source ${item.draft.source} and external_id ${item.draft.externalId} was recorded with a different payload`,
+      ),
+    };
+  }
+  // ON CONFLICT skipped the row, yet no event holds its key: events are never deleted, so this is a bug.
+  throw new Error('event insert skipped without a stored event for its key');
 }
 
 function draftOrProblem(request: EventRequest): EventDraft | ProblemError {

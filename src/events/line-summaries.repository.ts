@@ -23,6 +23,17 @@ export interface LinkedSession {
   readonly recommended: boolean;
 }
 
+/** Whether the event changes an order line's outcome times (which its session links copy). */
+const changesOutcome = (event: Pick<FitEvent, 'type' | 'reason'>): boolean =>
+  event.type === 'item_kept' || (event.reason === 'size' && (event.type === 'return_requested' || event.type === 'size_exchange'));
+
+/**
+ * Whether storing the event changes no summary but its own order line's row (created if new, its times unchanged):
+ * no purchase linking a session, no outcome to copy to links. Such an event needs no transaction of its own.
+ */
+export const touchesOnlyItsLine = (event: Pick<FitEvent, 'type' | 'reason' | 'sessionId'>): boolean =>
+  !(event.type === 'purchase' && event.sessionId !== null) && !changesOutcome(event);
+
 /** The metrics' summaries of order lines: `order_lines`, `session_lines` and `sessions.first_purchased_at`. */
 @Injectable()
 export class LineSummariesRepository {

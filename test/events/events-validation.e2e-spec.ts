@@ -277,19 +277,24 @@ describe('events', () => {
         expect(await delivered(shop)).toEqual([]);
       });
 
-      it('refuses a session created after occurred_at with 400 session_mismatch created_after_event, and takes one created at that instant', async () => {
-        const shop = await newShop();
-        const session = await startSession(shop);
-        const before = new Date(Date.parse(session.created_at) - 1).toISOString();
-        for (const occurred_at of [before, ago(minutes(10)), withOffset(before, 60)]) {
-          const response = await postRaw(shop, eventBody('purchase', shop, { session_id: session.id, occurred_at }));
-          expectProblem(response, 400, 'session_mismatch');
-          expect(response.body.errors).toEqual([{ field: 'session_id', code: 'created_after_event', message: expect.any(String) }]);
-        }
-        expect(await delivered(shop)).toEqual([]);
-        const atCreation = await deliver(shop, eventBody('purchase', shop, { session_id: session.id, occurred_at: session.created_at }));
-        expect(atCreation.session_id).toBe(session.id);
-      });
+      // A purchase with a session is stored in a transaction with its summaries, a storefront event in one statement.
+      it.each(['purchase', 'add_to_cart'] as const)(
+        'refuses a session created after occurred_at with 400 session_mismatch created_after_event, and takes one created at that instant (%s)',
+        async (type) => {
+          const shop = await newShop();
+          const session = await startSession(shop);
+          const body = (occurred_at: string) => eventBody(type, shop, { product_id: shop.productId, session_id: session.id, occurred_at });
+          const before = new Date(Date.parse(session.created_at) - 1).toISOString();
+          for (const occurred_at of [before, ago(minutes(10)), withOffset(before, 60)]) {
+            const response = await postRaw(shop, body(occurred_at));
+            expectProblem(response, 400, 'session_mismatch');
+            expect(response.body.errors).toEqual([{ field: 'session_id', code: 'created_after_event', message: expect.any(String) }]);
+          }
+          expect(await delivered(shop)).toEqual([]);
+          const atCreation = await deliver(shop, body(session.created_at));
+          expect(atCreation.session_id).toBe(session.id);
+        },
+      );
     });
 
     it('refuses the source size-fit, which is the service’s own, with 400 reserved on source', async () => {
