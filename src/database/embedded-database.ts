@@ -15,7 +15,7 @@ export const IN_MEMORY = 'memory://';
 export class EmbeddedDatabase {
   private constructor(
     readonly pglite: PGlite,
-    private readonly release: (() => Promise<void>) | null,
+    private release: (() => Promise<void>) | null,
   ) {}
 
   /**
@@ -43,9 +43,12 @@ export class EmbeddedDatabase {
     return this.pglite.dumpDataDir('none');
   }
 
+  /** Closes the database and releases its directory; closing again does nothing. */
   async close(): Promise<void> {
     if (!this.pglite.closed) await this.pglite.close();
-    await this.release?.();
+    const release = this.release;
+    this.release = null;
+    await release?.();
   }
 }
 

@@ -28,94 +28,135 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
 (onPostgres ? describe.skip : describe)('start-up on the embedded database', () => {
   let dataDir: string;
   let embedded: Partial<AppConfig>;
+  // Each test creates a cluster on disk: seconds on a quiet machine, several times that on a busy one. Whatever a
+  // test opened is closed (again, harmlessly) before its directory goes, so that no lock is ever removed under a
+  // live holder (which would stop the whole process: src/database/embedded-database.ts).
+  const SLOW = 120_000;
+  let opened: Array<() => Promise<unknown>> = [];
+  const start = async () => {
+    const app = await startApp(embedded);
+    opened.push(() => app.close());
+    return app;
+  };
+  const open = async () => {
+    const database = await openDatabase(testConfig(embedded));
+    opened.push(() => database.destroy());
+    return database;
+  };
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'size-fit-'));
     embedded = { databaseUrl: null, dataDir, operatorBootstrapKey: null };
-  });
-  afterEach(() => {
+  }, SLOW);
+  afterEach(async () => {
+    await Promise.allSettled(opened.map((close) => close()));
+    opened = [];
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(`${dataDir}.lock`, { recursive: true, force: true });
     rmSync(`${dataDir}.owner`, { force: true });
-  });
+  }, SLOW);
 
-  it('creates an operator key on first start, prints it once, and keeps data across restarts', async () => {
-    const first = await capturingStdout(() => startApp(embedded));
-    const printed = first.output.match(/sfo_[0-9A-Za-z]{46}/g) ?? [];
-    expect(printed).toHaveLength(1);
-    const operatorKey = printed[0] as string;
-    const merchant = await first.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Kept' });
-    expect(merchant.status).toBe(201);
-    await first.result.close();
+  it(
+    'creates an operator key on first start, prints it once, and keeps data across restarts',
+    async () => {
+      const first = await capturingStdout(start);
+      const printed = first.output.match(/sfo_[0-9A-Za-z]{46}/g) ?? [];
+      expect(printed).toHaveLength(1);
+      const operatorKey = printed[0] as string;
+      const merchant = await first.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Kept' });
+      expect(merchant.status).toBe(201);
+      await first.result.close();
 
-    const second = await capturingStdout(() => startApp(embedded));
-    try {
-      expect(second.output).not.toMatch(/sfo_/);
-      const again = await second.result.http().get('/v1/merchant').set(bearer(merchant.body.api_key.secret));
-      expect(again.status).toBe(200);
-      expect(again.body).toEqual(merchant.body.merchant);
-      const another = await second.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Later' });
-      expect(another.status).toBe(201);
-    } finally {
-      await second.result.close();
-    }
-  });
+      const second = await capturingStdout(start);
+      try {
+        expect(second.output).not.toMatch(/sfo_/);
+        const again = await second.result.http().get('/v1/merchant').set(bearer(merchant.body.api_key.secret));
+        expect(again.status).toBe(200);
+        expect(again.body).toEqual(merchant.body.merchant);
+        const another = await second.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Later' });
+        expect(another.status).toBe(201);
+      } finally {
+        await second.result.close();
+      }
+    },
+    SLOW,
+  );
 
-  it('stores only the digest of the operator key it created', async () => {
-    const started = await capturingStdout(() => startApp(embedded));
-    const secret = started.output.match(/sfo_[0-9A-Za-z]{46}/)?.[0] as string;
-    const { DataSource } = await import('typeorm');
-    const rows = await started.result.app.get(DataSource).query('SELECT * FROM operator_keys');
-    await started.result.close();
-    expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(secret);
-    expect(JSON.stringify(rows)).not.toContain(secret.slice(4, 20));
-  });
+  it(
+    'stores only the digest of the operator key it created',
+    async () => {
+      const started = await capturingStdout(start);
+      const secret = started.output.match(/sfo_[0-9A-Za-z]{46}/)?.[0] as string;
+      const { DataSource } = await import('typeorm');
+      const rows = await started.result.app.get(DataSource).query('SELECT * FROM operator_keys');
+      await started.result.close();
+      expect(rows).toHaveLength(1);
+      expect(JSON.stringify(rows)).not.toContain(secret);
+      expect(JSON.stringify(rows)).not.toContain(secret.slice(4, 20));
+    },
+    SLOW,
+  );
 
-  it('refuses to open a data directory another instance holds', async () => {
-    const holder = await capturingStdout(() => startApp(embedded));
-    try {
-      const second = openDatabase(testConfig(embedded));
-      await expect(second).rejects.toThrow(ConfigError);
-      await expect(second).rejects.toThrow(/DATA_DIR .* is in use by another process/);
-    } finally {
-      await holder.result.close();
-    }
-    const reopened = await openDatabase(testConfig(embedded));
-    await reopened.destroy();
-  });
+  it(
+    'refuses to open a data directory another instance holds',
+    async () => {
+      const holder = await capturingStdout(start);
+      try {
+        const second = open();
+        await expect(second).rejects.toThrow(ConfigError);
+        await expect(second).rejects.toThrow(/DATA_DIR .* is in use by another process/);
+      } finally {
+        await holder.result.close();
+      }
+      const reopened = await open();
+      await reopened.destroy();
+    },
+    SLOW,
+  );
 
-  it('takes over at once a fresh lock whose recorded holder on this host has exited', async () => {
-    const lock = `${dataDir}.lock`;
-    mkdirSync(lock);
-    const exited = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(`${dataDir}.owner`, JSON.stringify({ pid: exited, hostname: hostname() }));
+  it(
+    'takes over at once a fresh lock whose recorded holder on this host has exited',
+    async () => {
+      const lock = `${dataDir}.lock`;
+      mkdirSync(lock);
+      const exited = spawnSync(process.execPath, ['-e', '0']).pid;
+      writeFileSync(`${dataDir}.owner`, JSON.stringify({ pid: exited, hostname: hostname() }));
 
-    const database = await openDatabase(testConfig(embedded));
-    await database.destroy();
-    expect(existsSync(lock)).toBe(false);
-  });
+      const database = await open();
+      await database.destroy();
+      expect(existsSync(lock)).toBe(false);
+    },
+    SLOW,
+  );
 
-  it('still refuses a fresh lock whose recorded holder runs, or runs on another host', async () => {
-    mkdirSync(`${dataDir}.lock`);
-    for (const owner of [
-      { pid: process.ppid, hostname: hostname() },
-      { pid: 999_999_999, hostname: 'elsewhere' },
-    ]) {
-      writeFileSync(`${dataDir}.owner`, JSON.stringify(owner));
-      await expect(openDatabase(testConfig(embedded))).rejects.toThrow(/DATA_DIR .* is in use by another process/);
-    }
-  });
+  it(
+    'still refuses a fresh lock whose recorded holder runs, or runs on another host',
+    async () => {
+      mkdirSync(`${dataDir}.lock`);
+      for (const owner of [
+        { pid: process.ppid, hostname: hostname() },
+        { pid: 999_999_999, hostname: 'elsewhere' },
+      ]) {
+        writeFileSync(`${dataDir}.owner`, JSON.stringify(owner));
+        await expect(open()).rejects.toThrow(/DATA_DIR .* is in use by another process/);
+      }
+    },
+    SLOW,
+  );
 
-  it('takes over the lock a crashed process left behind once it is stale', async () => {
-    const lock = `${dataDir}.lock`;
-    mkdirSync(lock);
-    const longAgo = new Date(Date.now() - 60_000);
-    utimesSync(lock, longAgo, longAgo);
+  it(
+    'takes over the lock a crashed process left behind once it is stale',
+    async () => {
+      const lock = `${dataDir}.lock`;
+      mkdirSync(lock);
+      const longAgo = new Date(Date.now() - 60_000);
+      utimesSync(lock, longAgo, longAgo);
 
-    const database = await openDatabase(testConfig(embedded));
-    await database.destroy();
-    expect(existsSync(lock)).toBe(false);
-  });
+      const database = await open();
+      await database.destroy();
+      expect(existsSync(lock)).toBe(false);
+    },
+    SLOW,
+  );
 });
 
 describe('start-up on PostgreSQL', () => {
