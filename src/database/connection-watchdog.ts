@@ -83,8 +83,9 @@ export class ConnectionWatchdog {
 
   private ping(now: number): void {
     this.pingSentAt = this.lastPingAt = now;
-    const probe = this.probe ?? this.connect();
-    const answered = probe === this.probe ? probe.query('SELECT 1') : probe.connect().then(() => probe.query('SELECT 1'));
+    const connected = this.probe;
+    const probe = connected ?? this.connect();
+    const answered = connected ? probe.query('SELECT 1') : probe.connect().then(() => probe.query('SELECT 1'));
     answered.then(
       () => {
         if (this.probe !== probe) return;
