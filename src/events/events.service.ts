@@ -75,14 +75,15 @@ export class EventsService {
     });
     if (!drafts.length) return refused;
 
-    // One event whose only summary is its order line's row (most events): one statement, atomic on its own.
-    if (drafts.length === 1 && touchesOnlyItsLine(drafts[0].draft)) return this.ingestAlone(store, drafts[0], refused, now);
-
     // Events that name nothing in the store and no order line, each key sent once: the work is one INSERT (and, for
     // keys already taken, one read of committed rows), which is atomic on its own. No transaction, so no BEGIN and
-    // COMMIT round trips. Anything else runs in a transaction, as below.
+    // COMMIT round trips.
     const alone = (d: EventDraft) =>
       d.productId === null && d.variantId === null && d.sessionId === null && d.orderId === null && d.lineItemId === null;
+    // One event that names something, with no summary but its order line's row (most of them): one statement too.
+    // Anything else runs in a transaction, as below.
+    const [first] = drafts;
+    if (drafts.length === 1 && !alone(first.draft) && touchesOnlyItsLine(first.draft)) return this.ingestAlone(store, first, refused, now);
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
     const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => alone(draft));
     const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
