@@ -7,6 +7,10 @@
  *   npm run bench:compare -- before=/tmp/size-fit-before after=. floor=floor
  *   npm run bench:compare -- --batch --seconds 4 --rounds 3 before=/tmp/a after=.
  *   npm run bench:compare -- small=.:NODE_OPTIONS=--max-old-space-size=192 default=.
+ *   npm run bench:compare -- --kind purchase_session after=. floor=floor
+ *
+ * `--kind` chooses the single event (bench/lib/events.ts): add_to_cart naming nothing by default, fit_viewed,
+ * add_to_cart_product, purchase_line or purchase_session. The floor takes batches of the kinds that name nothing only.
  *
  * A build may carry environment variables after a colon (NAME=DIR:VAR=value,VAR=value). Figures per build: answers
  * per second, latency, CPU ms per request of the server process and of its PostgreSQL backends, peak RSS.
@@ -14,7 +18,8 @@
  */
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { createBenchStore } from './lib/fixtures.js';
+import { type EventFactory, type EventKind, eventFactory, namesNothing, parseKinds } from './lib/events.js';
+import { BENCH_MERCHANT, createBenchStore } from './lib/fixtures.js';
 import { load, type LoadResult, pooled, type Target } from './lib/load.js';
 import { backendCpu, cpuBetween, cpuMsOf, readProcess } from './lib/proc.js';
 import { type RunningService, startService } from './lib/service.js';
@@ -32,13 +37,14 @@ interface Build {
 }
 
 function parse(argv: string[]) {
-  const options = { seconds: 4, rounds: 2, batch: false, connections: 0, builds: [] as Build[] };
+  const options = { seconds: 4, rounds: 2, batch: false, kind: 'add_to_cart' as EventKind, connections: 0, builds: [] as Build[] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--seconds') options.seconds = Number(argv[++i]);
     else if (arg === '--rounds') options.rounds = Number(argv[++i]);
     else if (arg === '--connections') options.connections = Number(argv[++i]);
     else if (arg === '--batch') options.batch = true;
+    else if (arg === '--kind') [options.kind] = parseKinds(argv[++i]);
     else {
       const eq = arg.indexOf('=');
       if (eq < 1) throw new Error(`expected NAME=DIR[:VAR=value,…] or an option, not ${arg}`);
@@ -56,6 +62,9 @@ function parse(argv: string[]) {
   }
   if (!options.builds.length) throw new Error('name at least one build: NAME=DIR (DIR with a built dist/), or floor=floor');
   if (!options.connections) options.connections = options.batch ? 4 : 16;
+  if (options.batch && !namesNothing(options.kind) && options.builds.some((b) => b.script.endsWith('floor.js'))) {
+    throw new Error(`the floor takes batches of events that name nothing only, not of ${options.kind}`);
+  }
   return options;
 }
 
@@ -83,19 +92,21 @@ async function main(): Promise<void> {
     }
     await db.connect();
     const first = options.builds.find((b) => !b.script.endsWith('floor.js'))?.service ?? options.builds[0].service;
-    const bench = await createBenchStore((first as RunningService).base, (first as RunningService).operatorKey, 'Size-Fit bench run');
-    const occurredAt = new Date(Date.now() - 60_000).toISOString();
-    let n = 0;
-    const one = (source: string) => `{"source":"${source}","external_id":"${n++}","type":"add_to_cart","occurred_at":"${occurredAt}"}`;
-    const target = (b: Build): Target => ({
-      base: (b.service as RunningService).base,
-      connections: options.connections,
-      path: `/v1/stores/${bench.storeId}/events${options.batch ? '/batch' : ''}`,
-      key: bench.keys.events,
-      body: options.batch
-        ? () => `{"events":[${Array.from({ length: BATCH_SIZE }, () => one(`compare-${b.name}`)).join(',')}]}`
-        : () => one(`compare-${b.name}`),
-    });
+    const bench = await createBenchStore((first as RunningService).base, (first as RunningService).operatorKey, BENCH_MERCHANT);
+    const runId = Date.now().toString(36);
+    const events = new Map<Build, EventFactory>(
+      options.builds.map((b) => [b, eventFactory(options.kind, bench, `compare-${b.name}`, runId)]),
+    );
+    const target = (b: Build): Target => {
+      const factory = events.get(b) as EventFactory;
+      return {
+        base: (b.service as RunningService).base,
+        connections: options.connections,
+        path: `/v1/stores/${bench.storeId}/events${options.batch ? '/batch' : ''}`,
+        key: bench.keys.events,
+        body: options.batch ? () => factory.batch(BATCH_SIZE) : factory.one,
+      };
+    };
     const expect = options.batch ? 200 : 201;
     for (const b of options.builds) await load([target(b)], 3, expect);
     for (let round = 0; round < options.rounds; round++) {
@@ -116,7 +127,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    const unit = options.batch ? `batches of ${BATCH_SIZE}` : 'events';
+    const unit = `${options.batch ? `batches of ${BATCH_SIZE} ` : ''}${options.kind} events`;
     console.log(`${options.connections} connections, ${options.rounds} × ${options.seconds} s per build, ${unit}`);
     for (const b of options.builds) {
       const p = pooled(b.runs);

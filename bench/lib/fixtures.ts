@@ -1,4 +1,7 @@
-/** A merchant, a store with a small catalog, and store-bound keys, made through the service's API. */
+/**
+ * A merchant, a store with a small catalog (one product in six sizes), store-bound keys and a handful of fit
+ * sessions of that product, made through the service's API.
+ */
 import { call } from './service.js';
 
 /** The name of the merchant every bench run creates, and deletes with all its rows at the end. */
@@ -11,7 +14,14 @@ export interface BenchStore {
   /** Store-bound keys, one per scope the bench uses. */
   readonly keys: { readonly events: string; readonly fit: string };
   readonly productId: string;
+  /** The product's variants, XS to XXL. */
+  readonly variantIds: readonly string[];
+  /** Fit sessions of the product (started, not answered), for purchases that name their session. */
+  readonly sessionIds: readonly string[];
 }
+
+/** How many sessions `createBenchStore` starts: purchases reuse them, each with an order line of its own. */
+const BENCH_SESSIONS = 4;
 
 /** Six sizes of a tee, chest and waist in cm. */
 export const SIZES: ReadonlyArray<[string, number, number]> = [
@@ -49,14 +59,16 @@ export async function createBenchStore(base: string, operatorKey: string, name =
     product_type_id: type.id,
     size_chart_id: chart.id,
   });
-  for (const [label] of SIZES) await call(base, 'POST', `${s}/products/${product.id}/variants`, adminKey, { size_label: label });
-  return {
-    merchantId: merchant.merchant.id as string,
-    storeId,
-    adminKey,
-    keys: { events: await key('events'), fit: await key('fit') },
-    productId: product.id as string,
-  };
+  const variantIds: string[] = [];
+  for (const [label] of SIZES) {
+    variantIds.push((await call(base, 'POST', `${s}/products/${product.id}/variants`, adminKey, { size_label: label })).id as string);
+  }
+  const keys = { events: await key('events'), fit: await key('fit') };
+  const sessionIds: string[] = [];
+  for (let i = 0; i < BENCH_SESSIONS; i++) {
+    sessionIds.push((await call(base, 'POST', `${s}/sessions`, keys.fit, { product_id: product.id })).id as string);
+  }
+  return { merchantId: merchant.merchant.id as string, storeId, adminKey, keys, productId: product.id as string, variantIds, sessionIds };
 }
 
 /** The answers of the i-th shopper of a run: heights, weights, ages and sexes that cover the chart. */
