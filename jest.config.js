@@ -19,6 +19,12 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
+  // On the embedded database every test file has a database of its own, in its own process: two files run side by
+  // side. On PostgreSQL the files share one database, and some check whole tables, so they run one at a time.
+  maxWorkers: globalThis.process.env.DATABASE_URL ? 1 : 2,
+  // A worker that has run many files holds every file's module graph (native ESM modules are never unloaded): one
+  // past this size after a file is replaced by a fresh one, instead of growing to gigabytes and slowing down.
+  workerIdleMemoryLimit: '2GB',
   // After every test file: no API key secret in any response but its creation response, and no answer the
   // OpenAPI document does not allow.
   setupFilesAfterEnv: ['<rootDir>/test/support/secret-audit.ts', '<rootDir>/test/support/contract-audit.ts'],

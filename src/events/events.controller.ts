@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
@@ -34,9 +34,12 @@ export class EventsController {
     { code: 'event_type_reserved', when: 'The type is one the service records itself' },
     { code: 'session_mismatch', when: 'The session belongs to another product, or was created after `occurred_at`' },
   )
+  // The body is read as a batch item is, well-formed events without class-validator (events.service.ts), so it is
+  // declared to the document here rather than typed for the global validation pipe.
+  @ApiBody({ type: EventRequest })
   async record(
     @CurrentStore() store: Store,
-    @Body() body: EventRequest,
+    @Body() body: unknown,
     @Res({ passthrough: true }) response: Response,
   ): Promise<EventResponse> {
     const result = await this.events.record(store, body);

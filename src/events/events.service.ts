@@ -40,24 +40,15 @@ export class EventsService {
     private readonly lineSummaries: LineSummariesRepository,
   ) {}
 
-  async record(store: Store, request: EventRequest): Promise<{ status: 201 | 200; event: EventResponse }> {
-    const [result] = await this.ingest(store, [draftOrProblem(request)]);
+  /** One event, as the body of a request: refused as a whole (400) if it is not a well-formed event. */
+  async record(store: Store, body: unknown): Promise<{ status: 201 | 200; event: EventResponse }> {
+    const [result] = await this.ingest(store, [await prepare(body, 'The request body must be a JSON object')]);
     if ('error' in result) throw result.error;
     return result;
   }
 
   async recordBatch(store: Store, items: readonly unknown[]): Promise<EventResult[]> {
-    const prepared = await Promise.all(
-      items.map(async (item) => {
-        if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-          return new ProblemError('invalid_json', 'Each event must be a JSON object');
-        }
-        const fast = readWellFormedEvent(item);
-        if (fast) return draftOrProblem(fast);
-        const read = await validateObject(EventRequest, item);
-        return read.ok ? draftOrProblem(read.value) : ProblemError.validation(read.errors);
-      }),
-    );
+    const prepared = await Promise.all(items.map((item) => prepare(item, 'Each event must be a JSON object')));
     return this.ingest(store, prepared);
   }
 
@@ -182,6 +173,18 @@ function settle(item: Pending, found: { event: FitEvent; sha256: Buffer | null }
   }
   // ON CONFLICT skipped the row, yet no event holds its key: events are never deleted, so this is a bug.
   throw new Error('event insert skipped without a stored event for its key');
+}
+
+/**
+ * An event as sent, read under EventRequest's rules: the same codes and messages as the validation pipe, with
+ * well-formed events (nearly all of them) read without class-validator (dto/event-fast-path.ts).
+ */
+async function prepare(value: unknown, notAnObject: string): Promise<EventDraft | ProblemError> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return new ProblemError('invalid_json', notAnObject);
+  const fast = readWellFormedEvent(value);
+  if (fast) return draftOrProblem(fast);
+  const read = await validateObject(EventRequest, value);
+  return read.ok ? draftOrProblem(read.value) : ProblemError.validation(read.errors);
 }
 
 function draftOrProblem(request: EventRequest): EventDraft | ProblemError {

@@ -160,6 +160,27 @@ describe('HTTP conventions', () => {
         expect(response.headers['x-powered-by']).toBeUndefined();
       }
     });
+
+    it("gives /v1 answers an API's security headers, and pages a page's", async () => {
+      const { admin } = await createTenant(t);
+      for (const response of [
+        await t.http().get('/v1/stores').set(bearer(admin.secret)),
+        await t.http().get('/v1/stores'),
+        await t.http().get('/v1/nope').set(bearer(admin.secret)),
+      ]) {
+        expect(response.headers).toMatchObject({
+          'cache-control': 'no-store',
+          'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+          'x-content-type-options': 'nosniff',
+          'x-frame-options': 'DENY',
+          'referrer-policy': 'no-referrer',
+        });
+        expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
+      }
+      const page = await t.http().get('/console/login');
+      expect(page.headers['content-security-policy']).toMatch(/script-src/);
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+    });
   });
 
   describe('internal errors', () => {

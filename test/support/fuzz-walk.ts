@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, expect, jest } from '@jest/globals';
 import fc from 'fast-check';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,6 +64,8 @@ export interface OpenApi {
  * before the first test). After the block it prints how many requests the walk sent.
  */
 export function useFuzzWalk() {
+  // A property walks every route: tens of seconds on a quiet machine, more when test files run side by side.
+  jest.setTimeout(180_000 * SCALE);
   const t: TestApp = useApp({ rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0 });
   let port: number;
   // filled in by beforeAll below; the same objects throughout, so that spec files can hold them from the start
