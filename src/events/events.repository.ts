@@ -19,6 +19,26 @@ export interface References {
 const EVENT_COLUMNS = `id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
   line_item_id, reason, quantity, occurred_at, received_at, payload_sha256`;
 
+/** A row's values in the order of EVENT_COLUMNS ($1 to $16). */
+const columnValues = (row: FitEvent) => [
+  row.id,
+  row.merchantId,
+  row.storeId,
+  row.source,
+  row.externalId,
+  row.type,
+  row.productId,
+  row.variantId,
+  row.sessionId,
+  row.orderId,
+  row.lineItemId,
+  row.reason,
+  row.quantity,
+  row.occurredAt.toISOString(),
+  row.receivedAt.toISOString(),
+  row.payloadSha256,
+];
+
 /** The `events` table, and the rows of the store that events name. */
 @Injectable()
 export class EventsRepository {
@@ -124,25 +144,7 @@ export class EventsRepository {
      SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
             (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
             (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
-      [
-        row.id,
-        row.merchantId,
-        row.storeId,
-        row.source,
-        row.externalId,
-        row.type,
-        row.productId,
-        row.variantId,
-        row.sessionId,
-        row.orderId,
-        row.lineItemId,
-        row.reason,
-        row.quantity,
-        row.occurredAt.toISOString(),
-        row.receivedAt.toISOString(),
-        row.payloadSha256,
-        admissible,
-      ],
+      [...columnValues(row), admissible],
     );
     const references = {
       products: new Set<string>(found.product ? [row.productId as string] : []),
@@ -209,24 +211,7 @@ export class EventsRepository {
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
-      [
-        row.id,
-        row.merchantId,
-        row.storeId,
-        row.source,
-        row.externalId,
-        row.type,
-        row.productId,
-        row.variantId,
-        row.sessionId,
-        row.orderId,
-        row.lineItemId,
-        row.reason,
-        row.quantity,
-        row.occurredAt.toISOString(),
-        row.receivedAt.toISOString(),
-        row.payloadSha256,
-      ],
+      columnValues(row),
     );
     return new Set(inserted.map((r) => r.id));
   }
