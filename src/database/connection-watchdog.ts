@@ -44,8 +44,6 @@ export class ConnectionWatchdog {
   private lastLookAt = Date.now();
   private bytesRead = new Map<Socket, number>();
   private readonly timer: NodeJS.Timeout;
-  /** How many times the pool's connections were dropped. */
-  trips = 0;
 
   private constructor(
     private readonly pg: PgModule,
@@ -74,7 +72,6 @@ export class ConnectionWatchdog {
     if (this.pingSentAt === null) {
       if (now - this.lastPingAt >= PING_EVERY_MS) this.ping(now);
     } else if (now - this.pingSentAt >= SILENCE_MS && now - this.lastReceivedAt >= SILENCE_MS) {
-      this.trips++;
       this.dropProbe();
       for (const client of this.pool._clients) client.connection?.stream?.destroy();
       this.bytesRead.clear();
