@@ -2,6 +2,7 @@ import { type DynamicModule, Global, type MiddlewareConsumer, Module, type NestM
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import type { HttpLogger } from 'pino-http';
 import type { DataSource } from 'typeorm';
 import { ApiGateMiddleware } from './auth/api-gate.middleware.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -9,7 +10,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import { RateLimitStore } from './common/http/rate-limit-store.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
 import { ProblemsModule } from './common/problems/problems.module.js';
-import { loggerOptions } from './common/logging/logger-options.js';
+import { loggerModuleParams } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';
 import { Transactions } from './database/transactions.js';
@@ -28,11 +29,11 @@ class RateLimitModule {}
 @Module({})
 export class AppModule implements NestModule {
   /** The whole service over an open, migrated database (see database/database.ts). */
-  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, logger: HttpLogger['logger']): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot(loggerOptions(config)),
+        LoggerModule.forRoot(loggerModuleParams(logger)),
         TypeOrmModule.forRootAsync({
           useFactory: () => dataSource.options,
           dataSourceFactory: async () => dataSource,
