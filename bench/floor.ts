@@ -4,7 +4,8 @@
  * database as the service and puts the same load on both; the service's figures are read against it.
  *
  * Per request, the same database work as `POST /v1/stores/{id}/events` (src/auth/api-keys.repository.ts,
- * src/events/events.service.ts, events.repository.ts, line-summaries.repository.ts), with the same statements:
+ * src/events/events.service.ts, events.repository.ts, line-summaries.repository.ts), with the same statements, named
+ * (prepared once per connection) as the service's are (src/database/statements.ts):
  *
  *   1. the bearer key looked up by its SHA-256 digest (active: not revoked, not expired), its scope and store checked
  *      (a store-bound key may only name its own store; the composite foreign key keeps that store in its merchant);
@@ -144,11 +145,12 @@ async function authenticate(request: IncomingMessage, storeId: string): Promise<
   const header = request.headers.authorization ?? '';
   const secret = header.startsWith('Bearer ') ? header.slice(7) : '';
   if (!KEY.test(secret)) throw new Refusal(401, 'unauthenticated');
-  const { rows } = await pool.query(
-    `SELECT merchant_id, store_id, scopes FROM api_keys
+  const { rows } = await pool.query({
+    name: 'floor.authenticate',
+    text: `SELECT merchant_id, store_id, scopes FROM api_keys
       WHERE secret_digest = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-    [createHash('sha256').update(secret, 'utf8').digest('hex')],
-  );
+    values: [createHash('sha256').update(secret, 'utf8').digest('hex')],
+  });
   const key = rows[0];
   if (!key) throw new Refusal(401, 'unauthenticated');
   if (!key.scopes.includes('events') && !key.scopes.includes('admin')) throw new Refusal(403, 'insufficient_scope');
@@ -269,12 +271,13 @@ function settle(d: Draft, row: StoredRow | undefined, refused: boolean): Result 
 
 /** The stored events holding the drafts' delivery keys, with their digests, by key. */
 async function findStored(db: Queryable, principal: Principal, drafts: readonly Draft[]): Promise<Map<string, StoredRow>> {
-  const { rows } = await db.query<StoredRow>(
-    `SELECT ${COLUMNS}, payload_sha256 FROM events
+  const { rows } = await db.query<StoredRow>({
+    name: 'floor.find-stored',
+    text: `SELECT ${COLUMNS}, payload_sha256 FROM events
       WHERE merchant_id = $1 AND store_id = $2
         AND (source, external_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
-    [principal.merchantId, principal.storeId, drafts.map((d) => d.source), drafts.map((d) => d.externalId)],
-  );
+    values: [principal.merchantId, principal.storeId, drafts.map((d) => d.source), drafts.map((d) => d.externalId)],
+  });
   return new Map(rows.map((row) => [deliveryKey(row.source as string, row.external_id as string), row]));
 }
 
@@ -292,9 +295,14 @@ async function ingestNamingNothing(principal: Principal, drafts: readonly Draft[
   const column = <T>(pick: (d: Draft) => T) => drafts.map(pick);
   const inserted =
     drafts.length === 1
-      ? await pool.query<{ id: string }>(INSERT_ONE, rowValues(principal, drafts[0], ids[0], now))
-      : await pool.query<{ id: string }>(
-          `INSERT INTO events (${COLUMNS}, payload_sha256)
+      ? await pool.query<{ id: string }>({
+          name: 'floor.insert-one',
+          text: INSERT_ONE,
+          values: rowValues(principal, drafts[0], ids[0], now),
+        })
+      : await pool.query<{ id: string }>({
+          name: 'floor.insert-many',
+          text: `INSERT INTO events (${COLUMNS}, payload_sha256)
      SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
             t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
@@ -303,7 +311,7 @@ async function ingestNamingNothing(principal: Principal, drafts: readonly Draft[
               quantity, occurred_at, sha256)
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
-          [
+          values: [
             principal.merchantId,
             principal.storeId,
             now.toISOString(),
@@ -321,7 +329,7 @@ async function ingestNamingNothing(principal: Principal, drafts: readonly Draft[
             column((d) => d.occurredAt.toISOString()),
             column((d) => d.sha256.toString('hex')),
           ],
-        );
+        });
   const taken = new Set(inserted.rows.map((row) => row.id));
   const conflicts = drafts.filter((_, i) => !taken.has(ids[i]));
   // A key repeated within one batch: the first one was inserted in this statement, so it is read back here too.
@@ -346,8 +354,9 @@ async function ingestAlone(principal: Principal, d: Draft, now: Date): Promise<R
     session_product: string | null;
     session_created_at: Date | null;
     session_recommended: boolean | null;
-  }>(
-    `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
+  }>({
+    name: 'floor.insert-alone',
+    text: `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
           v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
           s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
                   FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
@@ -366,8 +375,8 @@ async function ingestAlone(principal: Principal, d: Draft, now: Date): Promise<R
      SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
             (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
             (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
-    [...rowValues(principal, d, id, now), true],
-  );
+    values: [...rowValues(principal, d, id, now), true],
+  });
   const [row] = rows;
   if (row.inserted) return created(principal, d, id, now);
   const found: Found = {
@@ -389,8 +398,9 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
     product_id: string | null;
     created_at: Date | null;
     recommended: boolean | null;
-  }>(
-    `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
+  }>({
+    name: 'floor.load-references',
+    text: `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
           v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
           s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
                   FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
@@ -398,8 +408,8 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
        FROM p
      UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
      UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
-    [principal.storeId, [d.productId], [d.variantId], [d.sessionId]],
-  );
+    values: [principal.storeId, [d.productId], [d.variantId], [d.sessionId]],
+  });
   const found: Found = { product: false, variantProduct: null, sessionProduct: null, sessionCreatedAt: null, sessionRecommended: null };
   for (const row of rows) {
     if (row.kind === 'product') found.product = true;
@@ -419,8 +429,9 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
  * shared, the session's first purchase moved. The same SQL, with arrays of one.
  */
 async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft, session: Found): Promise<void> {
-  const { rows } = await db.query<{ size_returned_at: Date | null; kept_at: Date | null; size_exchanged_at: Date | null }>(
-    `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+  const { rows } = await db.query<{ size_returned_at: Date | null; kept_at: Date | null; size_exchanged_at: Date | null }>({
+    name: 'floor.upsert-order-lines',
+    text: `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
      SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
        AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
      ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
@@ -428,12 +439,13 @@ async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft,
        kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
        size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
      RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
-    [principal.storeId, [d.orderId], [d.lineItemId], [null], [null], [null]],
-  );
+    values: [principal.storeId, [d.orderId], [d.lineItemId], [null], [null], [null]],
+  });
   const [line] = rows;
   const iso = (at: Date | null) => at?.toISOString() ?? null;
-  await db.query(
-    `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
+  await db.query({
+    name: 'floor.link-sessions',
+    text: `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
                                        session_recommended, purchased_at, size_returned_at, kept_at, size_exchanged_at)
        SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[],
                                   $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
@@ -441,7 +453,7 @@ async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft,
               size_returned_at, kept_at, size_exchanged_at)
        ON CONFLICT (store_id, session_id, order_id, line_item_id) DO UPDATE SET
          purchased_at = LEAST(s.purchased_at, EXCLUDED.purchased_at)`,
-    [
+    values: [
       principal.storeId,
       [d.sessionId],
       [d.orderId],
@@ -453,9 +465,10 @@ async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft,
       [iso(line.kept_at)],
       [iso(line.size_exchanged_at)],
     ],
-  );
-  await db.query(
-    `UPDATE session_lines AS s SET shared = true
+  });
+  await db.query({
+    name: 'floor.mark-shared',
+    text: `UPDATE session_lines AS s SET shared = true
          FROM (SELECT l.order_id, l.line_item_id
                  FROM session_lines l
                  JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
@@ -464,14 +477,15 @@ async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft,
                 GROUP BY l.order_id, l.line_item_id
                HAVING count(*) > 1) AS m
         WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
-    [principal.storeId, [d.orderId], [d.lineItemId]],
-  );
-  await db.query(
-    `UPDATE sessions AS s SET first_purchased_at = t.at
+    values: [principal.storeId, [d.orderId], [d.lineItemId]],
+  });
+  await db.query({
+    name: 'floor.first-purchases',
+    text: `UPDATE sessions AS s SET first_purchased_at = t.at
          FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
         WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
-    [principal.storeId, [d.sessionId], [d.occurredAt.toISOString()]],
-  );
+    values: [principal.storeId, [d.sessionId], [d.occurredAt.toISOString()]],
+  });
 }
 
 /**
@@ -486,7 +500,9 @@ async function ingestWithSession(principal: Principal, d: Draft, now: Date): Pro
     const found = await loadReferences(client, principal, d);
     const refused = refusedBy(d, found);
     const id = uuidv7();
-    const inserted = !refused && (await client.query(INSERT_ONE, rowValues(principal, d, id, now))).rowCount === 1;
+    const inserted =
+      !refused &&
+      (await client.query({ name: 'floor.insert-one', text: INSERT_ONE, values: rowValues(principal, d, id, now) })).rowCount === 1;
     let result: Result;
     if (inserted) {
       await recordPurchaseLine(client, principal, d, found);

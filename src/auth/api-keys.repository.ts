@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
+import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { ApiKey } from './api-key.entity.js';
 import type { Scope } from './scopes.js';
@@ -25,13 +26,16 @@ interface KeyRow {
 }
 
 /** One statement: the active key by digest, and its store when it is store-bound. */
-const AUTHENTICATE = `
+const AUTHENTICATE = prepared<KeyRow>(
+  'api-keys.authenticate',
+  `
   SELECT k.id, k.merchant_id, k.store_id, k.scopes, k.last_used_at,
          s.name AS store_name, s.currency AS store_currency, s.unit_system AS store_unit_system,
          s.platform AS store_platform, s.platform_shop AS store_platform_shop, s.created_at AS store_created_at
     FROM api_keys k
     LEFT JOIN stores s ON s.id = k.store_id AND s.merchant_id = k.merchant_id
-   WHERE k.secret_digest = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
+   WHERE k.secret_digest = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+);
 
 /** A key's record as it is inserted: the secret itself is never stored, only its digest. */
 interface NewKeyRecord {
@@ -59,7 +63,7 @@ export class ApiKeysRepository {
 
   /** The active key with this digest, with its store; no cache, so revocation and expiry apply at once. */
   async findActiveByDigest(digest: string): Promise<KeyRow | undefined> {
-    const rows: KeyRow[] = await this.dataSource.manager.query(AUTHENTICATE, [digest]);
+    const rows = await run(this.dataSource, AUTHENTICATE, [digest]);
     return rows[0];
   }
 

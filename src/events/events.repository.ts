@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { queryInStore } from '../common/tenancy/store-scope.js';
+import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { EventListQuery } from './dto/event.dto.js';
 import { FitEvent } from './event.entity.js';
@@ -38,6 +39,79 @@ const columnValues = (row: FitEvent) => [
   row.receivedAt.toISOString(),
   row.payloadSha256,
 ];
+
+/** The products, variants and sessions of the store that events name, locked `FOR KEY SHARE` (see `loadReferences`). */
+const LOAD_REFERENCES = prepared<{
+  kind: 'product' | 'variant' | 'session';
+  id: string;
+  product_id: string | null;
+  created_at: Date | null;
+  recommended: boolean | null;
+}>(
+  'events.load-references',
+  `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
+          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
+                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
+     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
+       FROM p
+     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
+     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
+);
+
+/** One event checked, inserted and summed up in one statement (see `insertAlone`). */
+const INSERT_ALONE = prepared<{
+  inserted: boolean;
+  product: boolean;
+  variant_product: string | null;
+  session_product: string | null;
+  session_created_at: Date | null;
+  session_recommended: boolean | null;
+}>(
+  'events.insert-alone',
+  `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
+          v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
+          s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
+                  FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
+          e AS (INSERT INTO events (${EVENT_COLUMNS})
+                SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16
+                 WHERE $17::boolean
+                   AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
+                   AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE v.product_id = $7::uuid))
+                   AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
+                                                       AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
+                ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+                RETURNING order_id, line_item_id),
+          l AS (INSERT INTO order_lines (store_id, order_id, line_item_id)
+                SELECT $3, order_id, line_item_id FROM e WHERE $6::text = 'purchase'
+                ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING)
+     SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
+            (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
+            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
+);
+
+/** Rows whose delivery key is free, as arrays of their columns. */
+const INSERT_MANY = prepared<{ id: string }>(
+  'events.insert-many',
+  `INSERT INTO events (${EVENT_COLUMNS})
+     SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
+            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
+                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[])
+         AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
+              quantity, occurred_at, sha256)
+     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+     RETURNING id`,
+);
+
+/** One row, if its delivery key is free. */
+const INSERT_ONE = prepared<{ id: string }>(
+  'events.insert-one',
+  `INSERT INTO events (${EVENT_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
+     RETURNING id`,
+);
 
 /** The `events` table, and the rows of the store that events name. */
 @Injectable()
@@ -78,23 +152,7 @@ export class EventsRepository {
     };
     if (!productIds.length && !variantIds.length && !sessionIds.length) return references;
 
-    const rows: Array<{
-      kind: 'product' | 'variant' | 'session';
-      id: string;
-      product_id: string | null;
-      created_at: Date | null;
-      recommended: boolean | null;
-    }> = await manager.query(
-      `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
-          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
-          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
-     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
-       FROM p
-     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
-     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
-      [store.id, productIds, variantIds, sessionIds],
-    );
+    const rows = await run(manager, LOAD_REFERENCES, [store.id, productIds, variantIds, sessionIds]);
     for (const row of rows) {
       if (row.kind === 'product') references.products.add(row.id);
       else if (row.kind === 'variant') references.variants.set(row.id, row.product_id as string);
@@ -117,35 +175,7 @@ export class EventsRepository {
    * it was inserted, and the references found, from which the caller words a refusal.
    */
   async insertAlone(store: Store, row: FitEvent, admissible: boolean): Promise<{ inserted: boolean; references: References }> {
-    const [found]: Array<{
-      inserted: boolean;
-      product: boolean;
-      variant_product: string | null;
-      session_product: string | null;
-      session_created_at: Date | null;
-      session_recommended: boolean | null;
-    }> = await this.dataSource.manager.query(
-      `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
-          v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
-          s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
-          e AS (INSERT INTO events (${EVENT_COLUMNS})
-                SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16
-                 WHERE $17::boolean
-                   AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
-                   AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE v.product_id = $7::uuid))
-                   AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
-                                                       AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
-                ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
-                RETURNING order_id, line_item_id),
-          l AS (INSERT INTO order_lines (store_id, order_id, line_item_id)
-                SELECT $3, order_id, line_item_id FROM e WHERE $6::text = 'purchase'
-                ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING)
-     SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
-            (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
-            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
-      [...columnValues(row), admissible],
-    );
+    const [found] = await run(this.dataSource, INSERT_ALONE, [...columnValues(row), admissible]);
     const references = {
       products: new Set<string>(found.product ? [row.productId as string] : []),
       variants: new Map<string, string>(found.variant_product ? [[row.variantId as string, found.variant_product]] : []),
@@ -172,47 +202,30 @@ export class EventsRepository {
     if (!rows.length) return new Set();
     if (rows.length === 1) return this.insertOne(manager, rows[0]);
     const column = <T>(pick: (row: FitEvent) => T) => rows.map(pick);
-    const inserted: Array<{ id: string }> = await manager.query(
-      `INSERT INTO events (${EVENT_COLUMNS})
-     SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
-            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
-       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
-                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[])
-         AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
-              quantity, occurred_at, sha256)
-     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
-     RETURNING id`,
-      [
-        rows[0].merchantId,
-        rows[0].storeId,
-        rows[0].receivedAt.toISOString(),
-        column((r) => r.id),
-        column((r) => r.source),
-        column((r) => r.externalId),
-        column((r) => r.type),
-        column((r) => r.productId),
-        column((r) => r.variantId),
-        column((r) => r.sessionId),
-        column((r) => r.orderId),
-        column((r) => r.lineItemId),
-        column((r) => r.reason),
-        column((r) => r.quantity),
-        column((r) => r.occurredAt.toISOString()),
-        column((r) => (r.payloadSha256 as Buffer).toString('hex')),
-      ],
-    );
+    const inserted = await run(manager, INSERT_MANY, [
+      rows[0].merchantId,
+      rows[0].storeId,
+      rows[0].receivedAt.toISOString(),
+      column((r) => r.id),
+      column((r) => r.source),
+      column((r) => r.externalId),
+      column((r) => r.type),
+      column((r) => r.productId),
+      column((r) => r.variantId),
+      column((r) => r.sessionId),
+      column((r) => r.orderId),
+      column((r) => r.lineItemId),
+      column((r) => r.reason),
+      column((r) => r.quantity),
+      column((r) => r.occurredAt.toISOString()),
+      column((r) => (r.payloadSha256 as Buffer).toString('hex')),
+    ]);
     return new Set(inserted.map((row) => row.id));
   }
 
   /** One event: a plain VALUES row, which costs PostgreSQL less than the unnest form (a quarter of its CPU per event). */
   private async insertOne(manager: EntityManager, row: FitEvent): Promise<Set<string>> {
-    const inserted: Array<{ id: string }> = await manager.query(
-      `INSERT INTO events (${EVENT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-     ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
-     RETURNING id`,
-      columnValues(row),
-    );
+    const inserted = await run(manager, INSERT_ONE, columnValues(row));
     return new Set(inserted.map((r) => r.id));
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 
@@ -33,6 +34,77 @@ const changesOutcome = (event: Pick<FitEvent, 'type' | 'reason'>): boolean =>
  */
 export const touchesOnlyItsLine = (event: Pick<FitEvent, 'type' | 'reason' | 'sessionId'>): boolean =>
   !(event.type === 'purchase' && event.sessionId !== null) && !changesOutcome(event);
+
+/** Touched lines into `order_lines`, each outcome time the earliest seen. */
+const UPSERT_ORDER_LINES = prepared<{
+  order_id: string;
+  line_item_id: string;
+  size_returned_at: Date | null;
+  kept_at: Date | null;
+  size_exchanged_at: Date | null;
+}>(
+  'line-summaries.upsert-order-lines',
+  `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+     ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
+       size_returned_at = LEAST(l.size_returned_at, EXCLUDED.size_returned_at),
+       kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
+       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
+     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
+);
+
+/** Lines linked to the sessions their purchases name, with the line's outcome times. */
+const LINK_SESSIONS = prepared<never>(
+  'line-summaries.link-sessions',
+  `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
+                                       session_recommended, purchased_at, size_returned_at, kept_at, size_exchanged_at)
+       SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[],
+                                  $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
+         AS t(session_id, order_id, line_item_id, session_created_at, session_recommended, purchased_at,
+              size_returned_at, kept_at, size_exchanged_at)
+       ON CONFLICT (store_id, session_id, order_id, line_item_id) DO UPDATE SET
+         purchased_at = LEAST(s.purchased_at, EXCLUDED.purchased_at)`,
+);
+
+/** The links of lines that now have several sessions marked `shared`. */
+const MARK_SHARED = prepared<never>(
+  'line-summaries.mark-shared',
+  `UPDATE session_lines AS s SET shared = true
+         FROM (SELECT l.order_id, l.line_item_id
+                 FROM session_lines l
+                 JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
+                   ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
+                WHERE l.store_id = $1
+                GROUP BY l.order_id, l.line_item_id
+               HAVING count(*) > 1) AS m
+        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
+);
+
+/** Changed outcome times copied to every session link of their line. */
+const COPY_OUTCOMES = prepared<never>(
+  'line-summaries.copy-outcomes',
+  `UPDATE session_lines AS s
+          SET size_returned_at = t.size_returned_at, kept_at = t.kept_at, size_exchanged_at = t.size_exchanged_at
+         FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+           AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+        WHERE s.store_id = $1 AND s.order_id = t.order_id AND s.line_item_id = t.line_item_id`,
+);
+
+/** `first_purchased_at` of the sessions purchases name moved to the earliest. */
+const FIRST_PURCHASES = prepared<never>(
+  'line-summaries.first-purchases',
+  `UPDATE sessions AS s SET first_purchased_at = t.at
+         FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
+        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
+);
+
+/** A session's links start counting once it has recommended. */
+const MARK_RECOMMENDED = prepared<never>(
+  'line-summaries.mark-recommended',
+  `UPDATE session_lines SET session_recommended = true
+      WHERE store_id = $1 AND session_id = $2 AND NOT session_recommended`,
+);
 
 /** The metrics' summaries of order lines: `order_lines`, `session_lines` and `sessions.first_purchased_at`. */
 @Injectable()
@@ -96,30 +168,14 @@ export class LineSummariesRepository {
 
     const lines = byKey(touched);
     const current = new Map<string, LineOutcomes>();
-    const upserted: Array<{
-      order_id: string;
-      line_item_id: string;
-      size_returned_at: Date | null;
-      kept_at: Date | null;
-      size_exchanged_at: Date | null;
-    }> = await manager.query(
-      `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-     ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
-       size_returned_at = LEAST(l.size_returned_at, EXCLUDED.size_returned_at),
-       kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
-       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
-     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
-      [
-        store.id,
-        lines.map((l) => l.orderId),
-        lines.map((l) => l.lineItemId),
-        lines.map((l) => isoOrNull(l.sizeReturnedAt)),
-        lines.map((l) => isoOrNull(l.keptAt)),
-        lines.map((l) => isoOrNull(l.sizeExchangedAt)),
-      ],
-    );
+    const upserted = await run(manager, UPSERT_ORDER_LINES, [
+      store.id,
+      lines.map((l) => l.orderId),
+      lines.map((l) => l.lineItemId),
+      lines.map((l) => isoOrNull(l.sizeReturnedAt)),
+      lines.map((l) => isoOrNull(l.keptAt)),
+      lines.map((l) => isoOrNull(l.sizeExchangedAt)),
+    ]);
     for (const row of upserted) {
       current.set(lineKey(row.order_id, row.line_item_id), {
         orderId: row.order_id,
@@ -134,61 +190,33 @@ export class LineSummariesRepository {
       const rows = byKey(links);
       const outcomes = rows.map((link) => current.get(lineKey(link.orderId, link.lineItemId)) as LineOutcomes);
       const session = (id: string) => sessions.get(id) as LinkedSession;
-      await manager.query(
-        `INSERT INTO session_lines AS s (store_id, session_id, order_id, line_item_id, session_created_at,
-                                       session_recommended, purchased_at, size_returned_at, kept_at, size_exchanged_at)
-       SELECT $1, t.* FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[],
-                                  $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])
-         AS t(session_id, order_id, line_item_id, session_created_at, session_recommended, purchased_at,
-              size_returned_at, kept_at, size_exchanged_at)
-       ON CONFLICT (store_id, session_id, order_id, line_item_id) DO UPDATE SET
-         purchased_at = LEAST(s.purchased_at, EXCLUDED.purchased_at)`,
-        [
-          store.id,
-          rows.map((r) => r.sessionId),
-          rows.map((r) => r.orderId),
-          rows.map((r) => r.lineItemId),
-          rows.map((r) => session(r.sessionId).createdAt.toISOString()),
-          rows.map((r) => session(r.sessionId).recommended),
-          rows.map((r) => r.purchasedAt.toISOString()),
-          outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
-          outcomes.map((o) => isoOrNull(o.keptAt)),
-          outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
-        ],
-      );
+      await run(manager, LINK_SESSIONS, [
+        store.id,
+        rows.map((r) => r.sessionId),
+        rows.map((r) => r.orderId),
+        rows.map((r) => r.lineItemId),
+        rows.map((r) => session(r.sessionId).createdAt.toISOString()),
+        rows.map((r) => session(r.sessionId).recommended),
+        rows.map((r) => r.purchasedAt.toISOString()),
+        outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
+        outcomes.map((o) => isoOrNull(o.keptAt)),
+        outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
+      ]);
 
       const linked = [...new Set(rows.map((r) => lineKey(r.orderId, r.lineItemId)))].map((key) => current.get(key) as LineOutcomes);
-      await manager.query(
-        `UPDATE session_lines AS s SET shared = true
-         FROM (SELECT l.order_id, l.line_item_id
-                 FROM session_lines l
-                 JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
-                   ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
-                WHERE l.store_id = $1
-                GROUP BY l.order_id, l.line_item_id
-               HAVING count(*) > 1) AS m
-        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
-        [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)],
-      );
+      await run(manager, MARK_SHARED, [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)]);
     }
 
     if (changed.size) {
       const rows = [...changed].sort().map((key) => current.get(key) as LineOutcomes);
-      await manager.query(
-        `UPDATE session_lines AS s
-          SET size_returned_at = t.size_returned_at, kept_at = t.kept_at, size_exchanged_at = t.size_exchanged_at
-         FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-           AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-        WHERE s.store_id = $1 AND s.order_id = t.order_id AND s.line_item_id = t.line_item_id`,
-        [
-          store.id,
-          rows.map((r) => r.orderId),
-          rows.map((r) => r.lineItemId),
-          rows.map((r) => isoOrNull(r.sizeReturnedAt)),
-          rows.map((r) => isoOrNull(r.keptAt)),
-          rows.map((r) => isoOrNull(r.sizeExchangedAt)),
-        ],
-      );
+      await run(manager, COPY_OUTCOMES, [
+        store.id,
+        rows.map((r) => r.orderId),
+        rows.map((r) => r.lineItemId),
+        rows.map((r) => isoOrNull(r.sizeReturnedAt)),
+        rows.map((r) => isoOrNull(r.keptAt)),
+        rows.map((r) => isoOrNull(r.sizeExchangedAt)),
+      ]);
     }
 
     if (links.size) {
@@ -198,12 +226,7 @@ export class LineSummariesRepository {
         if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
       }
       const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      await manager.query(
-        `UPDATE sessions AS s SET first_purchased_at = t.at
-         FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
-        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
-        [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())],
-      );
+      await run(manager, FIRST_PURCHASES, [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())]);
     }
   }
 
@@ -213,10 +236,6 @@ export class LineSummariesRepository {
    * the two never interleave and a link never misses the mark.
    */
   async markSessionRecommended(manager: EntityManager, storeId: string, sessionId: string): Promise<void> {
-    await manager.query(
-      `UPDATE session_lines SET session_recommended = true
-      WHERE store_id = $1 AND session_id = $2 AND NOT session_recommended`,
-      [storeId, sessionId],
-    );
+    await run(manager, MARK_RECOMMENDED, [storeId, sessionId]);
   }
 }
