@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, TypeORMError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner.js';
 
@@ -45,5 +45,8 @@ function queryable(on: DataSource | EntityManager): Queryable | Promise<Queryabl
   const manager = 'manager' in on ? on.manager : on;
   const runner = manager.queryRunner as PostgresQueryRunner | undefined;
   if (runner) return runner.connect() as Promise<Queryable>;
-  return (manager.connection.driver as PostgresDriver).master as Queryable;
+  const pool = (manager.connection.driver as PostgresDriver).master as Queryable | undefined;
+  // A closed DataSource has no pool: the error TypeORM's own queries give then (database-errors.ts: unavailable).
+  if (!pool) throw new TypeORMError('Driver not Connected');
+  return pool;
 }
