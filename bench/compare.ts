@@ -22,7 +22,7 @@ import { type EventFactory, type EventKind, eventFactory, namesNothing, parseKin
 import { BENCH_MERCHANT, createBenchStore } from './lib/fixtures.js';
 import { load, type LoadResult, pooled, type Target } from './lib/load.js';
 import { backendCpu, cpuBetween, cpuMsOf, readProcess } from './lib/proc.js';
-import { type RunningService, startService } from './lib/service.js';
+import { type RunningService, startNodeArgs, startService } from './lib/service.js';
 import { deleteBenchRows, ensureDatabase, withApplication } from './lib/database.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench_ingest';
@@ -86,6 +86,8 @@ async function main(): Promise<void> {
         { DATABASE_URL: withApplication(DATABASE_URL, application(build)) },
         {
           script: build.script,
+          // A build of the service runs with the Node options of `npm start` (its heap cap among them), as the bench does.
+          nodeArgs: build.script.endsWith('floor.js') ? [] : startNodeArgs(),
           env: { POOL: '10', ...build.env },
         },
       );

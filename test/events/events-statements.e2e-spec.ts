@@ -1,0 +1,37 @@
+/** The statements of the event path are prepared: PostgreSQL parses and plans each once per connection. */
+import { describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { useApp } from '../support/app.js';
+import { ago, eventsApi, minutes, uniqueId } from '../support/event-fixtures.js';
+
+const onPostgres = process.env.DATABASE_URL !== undefined;
+
+describe('statements of the event path', () => {
+  const t = useApp();
+  const { newShop, deliver } = eventsApi(t);
+
+  // The embedded database serves one connection, so every statement this file's requests prepared is on it; on
+  // PostgreSQL they are spread over the pool's connections, which another connection cannot see.
+  (onPostgres ? it.skip : it)('are prepared once per connection and then reused', async () => {
+    const shop = await newShop();
+    const prepared = async (): Promise<Map<string, string>> => {
+      const rows: Array<{ name: string; statement: string }> = await t.app
+        .get(DataSource)
+        .query('SELECT name, statement FROM pg_prepared_statements');
+      return new Map(rows.map((row) => [row.name, row.statement]));
+    };
+    for (let round = 0; round < 2; round++) {
+      await deliver(shop, { source: 'storefront', external_id: uniqueId(), type: 'fit_viewed', occurred_at: ago(minutes(1)) });
+      await deliver(shop, {
+        source: 'storefront',
+        external_id: uniqueId(),
+        type: 'add_to_cart',
+        product_id: shop.productId,
+        occurred_at: ago(minutes(1)),
+      });
+    }
+    const names = await prepared();
+    expect([...names.keys()]).toEqual(expect.arrayContaining(['api-keys.authenticate', 'events.insert-one', 'events.insert-alone']));
+    expect(names.get('events.insert-alone')).toMatch(/^WITH p AS \(SELECT id FROM products/);
+  });
+});
