@@ -1,5 +1,7 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { IDEMPOTENT_EXTENSION } from '../common/openapi/openapi.js';
+import { IdempotentCreates } from './idempotent-creates.interceptor.js';
 import type { Scope } from './scopes.js';
 
 export const ACCESS_RULE = 'size-fit:access-rule';
@@ -89,3 +91,9 @@ export function describeRule(rule: AccessRule | undefined): string {
     }
   }
 }
+
+/**
+ * A `POST` that creates: it honours an `Idempotency-Key` header, so a client may retry it after a timeout and get the
+ * first answer instead of a second resource; the OpenAPI document says so (common/openapi/openapi.ts).
+ */
+export const IdempotentCreate = () => applyDecorators(UseInterceptors(IdempotentCreates), ApiExtension(IDEMPOTENT_EXTENSION, true));

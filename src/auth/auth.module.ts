@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access.guard.js';
@@ -11,8 +11,7 @@ import { ConsoleAccessController } from './console-access.controller.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
-import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
-import { IdempotentCreates } from './idempotent-creates.interceptor.js';
+import { IdempotencyModule } from './idempotency.module.js';
 import { KeyAccess } from './key-access.js';
 import { OperatorKeyService } from './operator-key.service.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
@@ -20,7 +19,7 @@ import { StoreAccess } from './store-access.js';
 
 @Module({
   // StoresModule: the store a route names (StoreAccess) and the store a new key is bound to (StoresService).
-  imports: [PassportModule.register({ session: false }), StoresModule],
+  imports: [PassportModule.register({ session: false }), StoresModule, IdempotencyModule],
   controllers: [ApiKeysController, ConsoleAccessController],
   providers: [
     ApiKeysService,
@@ -33,9 +32,7 @@ import { StoreAccess } from './store-access.js';
     KeyAccess,
     ConsoleSessionAccess,
     StoreAccess,
-    IdempotencyKeysRepository,
     { provide: APP_GUARD, useClass: AccessGuard },
-    { provide: APP_INTERCEPTOR, useClass: IdempotentCreates },
   ],
   exports: [ApiKeysService, ConsoleAccountsService],
 })

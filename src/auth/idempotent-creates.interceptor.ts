@@ -1,10 +1,8 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { createHash, hkdfSync } from 'node:crypto';
 import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
 import { seal, unseal } from '../common/crypto/seal.js';
-import { IDEMPOTENT_CREATE } from '../common/http/idempotent-create.decorator.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { presentedKey } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';
@@ -19,7 +17,7 @@ const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * `Idempotency-Key` on the routes marked `@IdempotentCreate()` (docs/decisions/007-idempotent-creates.md). The first
+ * `Idempotency-Key` on the routes marked `@IdempotentCreate()` (and only there: other routes pay nothing for it) (docs/decisions/007-idempotent-creates.md). The first
  * request with a key claims it for its credential; when it succeeds, its answer is kept for 24 hours, sealed, and
  * every later request with the same key and the same method, path and body gets that answer again (with
  * `Idempotent-Replayed: true`) instead of creating anything. The same key with another request is a 409, and so is a
@@ -30,13 +28,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
  */
 @Injectable()
 export class IdempotentCreates implements NestInterceptor {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly keys: IdempotencyKeysRepository,
-  ) {}
+  constructor(private readonly keys: IdempotencyKeysRepository) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (!this.reflector.get<boolean>(IDEMPOTENT_CREATE, context.getHandler())) return next.handle();
     const request = context.switchToHttp().getRequest<Request>();
     const header = request.headers[IDEMPOTENCY_HEADER.toLowerCase()];
     if (header === undefined) return next.handle();

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -8,7 +8,6 @@ import { type Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import { CreateProductTypeRequest, ProductTypeResponse, UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { ProductTypesService } from './product-types.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_TYPE = { code: 'not_found', when: 'No such product type in this store' } as const;
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -18,7 +18,6 @@ import {
 } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
 import { answerRemoval } from '../common/http/removal.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_PRODUCT = { code: 'not_found', when: 'No such product in this store' } as const;
 const NO_SUCH_VARIANT = { code: 'not_found', when: 'No such product in this store, or no such variant of it' } as const;

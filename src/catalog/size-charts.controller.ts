@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -10,7 +10,6 @@ import type { Store } from '../stores/store.entity.js';
 import { CreateSizeChartRequest, SizeChartResponse, UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 import { answerRemoval } from '../common/http/removal.js';
 import { SizeChartsService } from './size-charts.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_CHART = { code: 'not_found', when: 'No such size chart in this store' } as const;
 

@@ -16,7 +16,7 @@ interface Queryable {
  * Prepared statements live on the connection, so a pooler in front of PostgreSQL must keep a server connection per
  * client connection (PgBouncer in session mode, or 1.21+ with `max_prepared_statements`).
  */
-export interface Prepared<Row> {
+interface Prepared<Row> {
   readonly name: string;
   readonly text: string;
   /** Never read: it carries the row type. */

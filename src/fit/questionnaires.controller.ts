@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { answerRemoval } from '../common/http/removal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
@@ -15,7 +15,6 @@ import {
   UpdateQuestionnaireRequest,
 } from './dto/questionnaire.dto.js';
 import { QuestionnairesService } from './questionnaires.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_QUESTIONNAIRE = { code: 'not_found', when: 'No such questionnaire in this store' } as const;
 

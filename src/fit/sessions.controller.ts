@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -16,7 +16,6 @@ import {
   SessionResponse,
 } from './dto/session.dto.js';
 import { SessionsService } from './sessions.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 const NO_SUCH_SESSION = { code: 'not_found', when: 'No such session in this store' } as const;
 

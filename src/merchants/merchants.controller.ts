@@ -1,10 +1,9 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { OperatorOnly, RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, OperatorOnly, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { CreatedMerchantResponse, CreateMerchantRequest, MerchantResponse } from './dto/merchant.dto.js';
 import { MerchantsService } from './merchants.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 @ApiTags('Merchants')
 @Controller('v1')

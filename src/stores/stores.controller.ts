@@ -1,13 +1,12 @@
 import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/access.decorators.js';
+import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import { CreateStoreRequest, StoreResponse, UpdateStoreRequest } from './dto/store.dto.js';
 import type { Store } from './store.entity.js';
 import { StoresService } from './stores.service.js';
-import { IdempotentCreate } from '../common/http/idempotent-create.decorator.js';
 
 @ApiTags('Stores')
 @Controller('v1/stores')

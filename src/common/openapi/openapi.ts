@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
-import { IDEMPOTENT_EXTENSION } from '../http/idempotent-create.decorator.js';
 import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
 import { EXAMPLE_ID, EXAMPLE_REQUEST_ID } from './examples.js';
+
+/** The extension through which the document learns that a create honours `Idempotency-Key` (`@IdempotentCreate()`). */
+export const IDEMPOTENT_EXTENSION = 'x-idempotent' as const;
 
 class ProblemFieldError {
   @ApiProperty({ example: 'expires_at' })
