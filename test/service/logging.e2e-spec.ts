@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
 import { generateSecret } from '../../src/auth/key-secret.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../support/app.js';
 import { createTenant } from '../support/fixtures.js';
+
+const onPostgres = process.env.DATABASE_URL !== undefined;
 
 /**
  * The service logs with pino to stdout. pino writes through `process.stdout.write` when that has been replaced
@@ -132,4 +135,27 @@ describe('logs', () => {
     expect(captured.join('')).not.toMatch(/Bearer\s+sf[ko]_/);
     expect(captured.join('')).not.toContain(admin.secret.slice(4));
   });
+
+  // Breaking the schema on purpose is safe only on a throw-away embedded database; it is put back at once.
+  (onPostgres ? it.skip : it)(
+    'logs a failed request twice under its Request-Id: the error with its stack, and the request line',
+    async () => {
+      const { admin, storeId } = await createTenant(t);
+      const database = t.app.get(DataSource);
+      await database.query('ALTER TABLE stores RENAME COLUMN currency TO currency_code');
+      let response: Response;
+      try {
+        response = await t.http().get(`/v1/stores/${storeId}`).set(bearer(admin.secret));
+      } finally {
+        await database.query('ALTER TABLE stores RENAME COLUMN currency_code TO currency');
+      }
+      expect(response.status).toBe(500);
+      const id = response.headers['request-id'];
+      const line = await requestLine(response);
+      expect(line).toMatchObject({ level: 50, req: { id, method: 'GET' }, res: { statusCode: 500 } });
+      const error = lines().find((l) => l.msg === 'unhandled error' && l.request_id === id);
+      expect(error).toMatchObject({ level: 50, err: { type: expect.any(String), stack: expect.stringContaining('currency') } });
+      expect(captured.join('')).not.toContain(admin.secret.slice(4));
+    },
+  );
 });
