@@ -4,7 +4,6 @@ import type { Store } from '../stores/store.entity.js';
 import type { Product, SizeChart, Variant } from './catalog.entities.js';
 import { requireChartLabel } from './chart-labels.js';
 import { ProductsRepository } from './products.repository.js';
-import { SizeChartsRepository } from './size-charts.repository.js';
 
 /** What the engine needs of a size chart. */
 export type ChartRow = Pick<SizeChart, 'measurementType' | 'easeCm' | 'unit' | 'sizes'>;
@@ -20,10 +19,7 @@ type VariantRef = Pick<Variant, 'id' | 'productId' | 'sizeLabel' | 'archivedAt'>
  */
 @Injectable()
 export class CatalogLookups {
-  constructor(
-    private readonly products: ProductsRepository,
-    private readonly charts: SizeChartsRepository,
-  ) {}
+  constructor(private readonly products: ProductsRepository) {}
 
   /** The store's product named in a request body's `field`; 400 on that field when it names nothing. */
   product(manager: EntityManager, store: Store, id: string, field: string): Promise<ProductRef> {
@@ -35,9 +31,14 @@ export class CatalogLookups {
     return this.products.referenceVariant(manager, store, id, field);
   }
 
-  /** Refuses a `size_label` that is not a label of the chart `chartId` (400 `unknown_size`). */
-  async requireChartLabel(manager: EntityManager, chartId: string, label: string): Promise<void> {
-    requireChartLabel(await this.charts.lockLabels(manager, chartId), label);
+  /**
+   * The product's first active variant of size `label` (null when it has none), once `label` is known to be a label of
+   * the chart `chartId` (else 400 `unknown_size`): one statement, the chart and the variant locked.
+   */
+  async variantOfSize(manager: EntityManager, chartId: string, productId: string, label: string): Promise<string | null> {
+    const { sizes, variantId } = await this.products.lockSize(manager, chartId, productId, label);
+    requireChartLabel({ sizes }, label);
+    return variantId;
   }
 
   /** For each size, the product's first active variant of that size. */

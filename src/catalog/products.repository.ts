@@ -5,11 +5,21 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { paginate, type Page } from '../common/http/pagination.js';
 import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import { ProblemError } from '../common/problems/problem-error.js';
+import { prepared, run } from '../database/statements.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
-import { Product, Variant } from './catalog.entities.js';
+import { Product, type SizeChart, Variant } from './catalog.entities.js';
 import { duplicate, type ExternalIdRow } from './catalog-errors.js';
 import type { ProductListQuery } from './dto/product.dto.js';
+
+/** A chart's sizes and the product's first active variant of one size, both locked `FOR KEY SHARE` (`lockSize`). */
+const LOCK_SIZE = prepared<{ sizes: SizeChart['sizes'] | null; variant_id: string | null }>(
+  'catalog.lock-size',
+  `WITH c AS (SELECT sizes FROM size_charts WHERE id = $1 FOR KEY SHARE),
+        v AS (SELECT id FROM variants WHERE product_id = $2 AND size_label = $3 AND archived_at IS NULL
+               ORDER BY id LIMIT 1 FOR KEY SHARE)
+   SELECT (SELECT sizes FROM c) AS sizes, (SELECT id FROM v) AS variant_id`,
+);
 
 /** The store's products and their variants. */
 @Injectable()
@@ -97,6 +107,21 @@ export class ProductsRepository {
   /** A variant named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */
   referenceVariant(manager: EntityManager, store: Store, id: string, field: string): Promise<Variant> {
     return findReference(manager, Variant, store, id, field);
+  }
+
+  /**
+   * The sizes of the chart `chartId` and the product's first active variant of size `label`, in one statement, the
+   * chart and that variant locked `FOR KEY SHARE` (an event will refer to the variant; a concurrent chart edit waits).
+   */
+  async lockSize(
+    manager: EntityManager,
+    chartId: string,
+    productId: string,
+    label: string,
+  ): Promise<{ sizes: SizeChart['sizes']; variantId: string | null }> {
+    const [row] = await run(manager, LOCK_SIZE, [chartId, productId, label]);
+    if (!row?.sizes) throw new Error(`size chart ${chartId} not found`);
+    return { sizes: row.sizes, variantId: row.variant_id };
   }
 
   /** For each size, the product's first active variant of that size (locked: events will refer to them). */

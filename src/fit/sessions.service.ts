@@ -189,8 +189,7 @@ export class SessionsService {
       return { sizeLabel: variant.sizeLabel, variantId: variant.id };
     }
     const label = request.size_label as string;
-    await this.catalog.requireChartLabel(manager, session.sizeChartId, label);
-    return { sizeLabel: label, variantId: (await this.catalog.variantsBySize(manager, session.productId)).get(label) ?? null };
+    return { sizeLabel: label, variantId: await this.catalog.variantOfSize(manager, session.sizeChartId, session.productId, label) };
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */

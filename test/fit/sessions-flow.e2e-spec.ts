@@ -127,6 +127,23 @@ describe('fit sessions', () => {
       expect(events.find((e) => e.type === 'recommendation_overridden')?.variant_id).toBe(shop.variants[other]);
     });
 
+    it('records a size of the chart that has no variant left with variant_id null', async () => {
+      const shop = await newShop();
+      const session = await recommended(shop);
+      const other = SIZES.find((label) => label !== session.recommendation?.size_label) as SizeLabel;
+      const removed = await t
+        .http()
+        .delete(`/v1/stores/${shop.storeId}/products/${shop.productId}/variants/${shop.variants[other]}`)
+        .set('Authorization', `Bearer ${shop.secret}`);
+      expect(removed.status).toBeLessThan(300);
+
+      const decided = await decideRaw(shop, session.id, { size_label: other });
+      expect(decided.status).toBe(200);
+      expect(decided.body).toMatchObject({ outcome: 'overridden', decision: { size_label: other, variant_id: null } });
+      const events = await sessionEvents(t, session.id);
+      expect(events.find((e) => e.type === 'recommendation_overridden')?.variant_id).toBeNull();
+    });
+
     it('takes a decision by variant: accepted for the recommended size, overridden for another', async () => {
       const shop = await newShop();
       const first = await recommended(shop);
