@@ -104,6 +104,19 @@ const INSERT_MANY = prepared<{ id: string }>(
      RETURNING id`,
 );
 
+/** Rows as they are (the service's own events); a taken delivery key fails the statement. */
+const INSERT_ALL = prepared<never>(
+  'events.insert-all',
+  `INSERT INTO events (${EVENT_COLUMNS})
+     SELECT t.id, t.merchant_id, t.store_id, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id,
+            t.order_id, t.line_item_id, t.reason, t.quantity, t.occurred_at, t.received_at, decode(t.sha256, 'hex')
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::uuid[],
+                   $9::uuid[], $10::text[], $11::text[], $12::text[], $13::int[], $14::timestamptz[], $15::timestamptz[],
+                   $16::text[])
+         AS t(id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
+              line_item_id, reason, quantity, occurred_at, received_at, sha256)`,
+);
+
 /** One row, if its delivery key is free. */
 const INSERT_ONE = prepared<{ id: string }>(
   'events.insert-one',
@@ -256,8 +269,27 @@ export class EventsRepository {
   }
 
   /** Inserts events as they are, in the caller's transaction; a taken delivery key fails the statement. */
-  async insert(manager: EntityManager, events: FitEvent[]): Promise<void> {
-    await manager.insert(FitEvent, events);
+  async insert(manager: EntityManager, events: readonly FitEvent[]): Promise<void> {
+    if (!events.length) return;
+    const column = <T>(pick: (row: FitEvent) => T) => events.map(pick);
+    await run(manager, INSERT_ALL, [
+      column((r) => r.id),
+      column((r) => r.merchantId),
+      column((r) => r.storeId),
+      column((r) => r.source),
+      column((r) => r.externalId),
+      column((r) => r.type),
+      column((r) => r.productId),
+      column((r) => r.variantId),
+      column((r) => r.sessionId),
+      column((r) => r.orderId),
+      column((r) => r.lineItemId),
+      column((r) => r.reason),
+      column((r) => r.quantity),
+      column((r) => r.occurredAt.toISOString()),
+      column((r) => r.receivedAt.toISOString()),
+      column((r) => r.payloadSha256?.toString('hex') ?? null),
+    ]);
   }
 
   /** Whether any event names the product (the catalog's delete-or-archive check, in its transaction). */
