@@ -6,10 +6,26 @@ import { isId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
+import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { SessionListQuery } from './dto/session.dto.js';
 import type { FitAdjustment, ZoneWeights } from './engine/types.js';
-import { FitSession } from './fit.entities.js';
+import { FitSession, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
+
+/** A session's answers and their recommendation (`recordRecommendation`). */
+const RECORD_RECOMMENDATION = prepared<never>(
+  'sessions.record-recommendation',
+  `UPDATE sessions SET state = 'recommended', answers = $2::jsonb, recommendation = $3::jsonb, recommended_at = $4,
+                      updated_at = $4
+    WHERE id = $1`,
+);
+
+/** A session's decision (`recordDecision`). */
+const RECORD_DECISION = prepared<never>(
+  'sessions.record-decision',
+  `UPDATE sessions SET state = 'completed', outcome = $2, decision = $3::jsonb, completed_at = $4, updated_at = $4
+    WHERE id = $1`,
+);
 
 /**
  * The store's fit sessions. `lockForAnswers` joins the session's chart, product and product type by table name: the
@@ -87,8 +103,20 @@ export class SessionsRepository {
     };
   }
 
-  async update(manager: EntityManager, id: string, changes: Partial<FitSession>): Promise<void> {
-    await manager.update(FitSession, { id }, changes);
+  /** The session (locked by the caller) is `recommended`: its answers and their recommendation, made `at`. */
+  async recordRecommendation(
+    manager: EntityManager,
+    id: string,
+    answers: object,
+    recommendation: StoredRecommendation,
+    at: Date,
+  ): Promise<void> {
+    await run(manager, RECORD_RECOMMENDATION, [id, JSON.stringify(answers), JSON.stringify(recommendation), at.toISOString()]);
+  }
+
+  /** The session (locked by the caller) is `completed` with its decision, made `at`. */
+  async recordDecision(manager: EntityManager, id: string, decision: StoredDecision, at: Date): Promise<void> {
+    await run(manager, RECORD_DECISION, [id, decision.outcome, JSON.stringify(decision), at.toISOString()]);
   }
 
   /** Whether sessions were opened on the product. */

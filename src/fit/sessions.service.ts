@@ -124,7 +124,7 @@ export class SessionsService {
         recommendedAt: now,
         updatedAt: now,
       };
-      await this.sessions.update(manager, session.id, recommended);
+      await this.sessions.recordRecommendation(manager, session.id, request.answers, recommendation, now);
       if (session.state === 'started') await this.sessionEvents.markRecommended(manager, session.storeId, session.id);
       await this.sessionEvents.record(manager, session, now, [
         { type: 'fit_completed', key: recommendation.id },
@@ -163,7 +163,7 @@ export class SessionsService {
         decided_at: now.toISOString(),
       };
       const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
-      await this.sessions.update(manager, session.id, completed);
+      await this.sessions.recordDecision(manager, session.id, decision, now);
       await this.sessionEvents.record(manager, session, now, [
         {
           type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
