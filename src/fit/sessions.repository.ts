@@ -12,6 +12,15 @@ import type { SessionListQuery } from './dto/session.dto.js';
 import type { FitAdjustment, ZoneWeights } from './engine/types.js';
 import { FitSession, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 
+/** A new session, as `start` builds it. */
+const INSERT_SESSION = prepared<never>(
+  'sessions.insert',
+  `INSERT INTO sessions (id, merchant_id, store_id, created_at, updated_at, product_id, size_chart_id, questionnaire_id,
+                         questionnaire_version, questions, state, outcome, answers, recommendation, decision,
+                         recommended_at, completed_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16, $17)`,
+);
+
 /** A session's answers and their recommendation (`recordRecommendation`). */
 const RECORD_RECOMMENDATION = prepared<never>(
   'sessions.record-recommendation',
@@ -36,7 +45,27 @@ export class SessionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(manager: EntityManager, session: FitSession): Promise<void> {
-    await manager.insert(FitSession, session);
+    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+    const at = (date: Date | null) => date?.toISOString() ?? null;
+    await run(manager, INSERT_SESSION, [
+      session.id,
+      session.merchantId,
+      session.storeId,
+      at(session.createdAt),
+      at(session.updatedAt),
+      session.productId,
+      session.sizeChartId,
+      session.questionnaireId,
+      session.questionnaireVersion,
+      JSON.stringify(session.questions),
+      session.state,
+      session.outcome,
+      json(session.answers),
+      json(session.recommendation),
+      json(session.decision),
+      at(session.recommendedAt),
+      at(session.completedAt),
+    ]);
   }
 
   list<T>(store: Store, query: SessionListQuery, present: (session: FitSession) => T): Promise<Page<T>> {
