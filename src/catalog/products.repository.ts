@@ -21,6 +21,12 @@ const LOCK_SIZE = prepared<{ sizes: SizeChart['sizes'] | null; variant_id: strin
    SELECT (SELECT sizes FROM c) AS sizes, (SELECT id FROM v) AS variant_id`,
 );
 
+/** The product's active variants, oldest first, locked `FOR KEY SHARE` (`activeVariantsBySize`). */
+const LOCK_ACTIVE_VARIANTS = prepared<{ id: string; size_label: string }>(
+  'catalog.lock-active-variants',
+  `SELECT id, size_label FROM variants WHERE product_id = $1 AND archived_at IS NULL ORDER BY id FOR KEY SHARE`,
+);
+
 /** The store's products and their variants. */
 @Injectable()
 export class ProductsRepository {
@@ -126,13 +132,9 @@ export class ProductsRepository {
 
   /** For each size, the product's first active variant of that size (locked: events will refer to them). */
   async activeVariantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
-    const variants = await manager.find(Variant, {
-      where: { productId, archivedAt: IsNull() },
-      order: { id: 'ASC' },
-      lock: { mode: 'for_key_share' },
-    });
+    const variants = await run(manager, LOCK_ACTIVE_VARIANTS, [productId]);
     const bySize = new Map<string, string>();
-    for (const variant of variants) if (!bySize.has(variant.sizeLabel)) bySize.set(variant.sizeLabel, variant.id);
+    for (const variant of variants) if (!bySize.has(variant.size_label)) bySize.set(variant.size_label, variant.id);
     return bySize;
   }
 
