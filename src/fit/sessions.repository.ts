@@ -12,6 +12,80 @@ import type { SessionListQuery } from './dto/session.dto.js';
 import type { FitAdjustment, ZoneWeights } from './engine/types.js';
 import { FitSession, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 
+const SESSION_COLUMNS = `s.id, s.merchant_id, s.store_id, s.created_at, s.updated_at, s.product_id, s.size_chart_id,
+  s.questionnaire_id, s.questionnaire_version, s.questions, s.state, s.outcome, s.answers, s.recommendation, s.decision,
+  s.recommended_at, s.completed_at`;
+
+/** A session's row as `SESSION_COLUMNS` reads it. */
+interface SessionRow {
+  id: string;
+  merchant_id: string;
+  store_id: string;
+  created_at: Date;
+  updated_at: Date;
+  product_id: string;
+  size_chart_id: string;
+  questionnaire_id: string | null;
+  questionnaire_version: number | null;
+  questions: FitSession['questions'];
+  state: FitSession['state'];
+  outcome: FitSession['outcome'];
+  answers: object | null;
+  recommendation: StoredRecommendation | null;
+  decision: StoredDecision | null;
+  recommended_at: Date | null;
+  completed_at: Date | null;
+}
+
+const toSession = (row: SessionRow): FitSession => ({
+  id: row.id,
+  merchantId: row.merchant_id,
+  storeId: row.store_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  productId: row.product_id,
+  sizeChartId: row.size_chart_id,
+  questionnaireId: row.questionnaire_id,
+  questionnaireVersion: row.questionnaire_version,
+  questions: row.questions,
+  state: row.state,
+  outcome: row.outcome,
+  answers: row.answers,
+  recommendation: row.recommendation,
+  decision: row.decision,
+  recommendedAt: row.recommended_at,
+  completedAt: row.completed_at,
+});
+
+/** The store's session, locked `FOR UPDATE` (`lock`). */
+const LOCK_SESSION = prepared<SessionRow>(
+  'sessions.lock',
+  `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = $1 AND s.store_id = $2 FOR UPDATE`,
+);
+
+/** The store's session, locked `FOR UPDATE`, with its chart, its product's adjustment and its type's weights. */
+const LOCK_FOR_ANSWERS = prepared<
+  SessionRow & {
+    chart_measurement_type: ChartRow['measurementType'];
+    chart_ease_cm: number | null;
+    chart_unit: ChartRow['unit'];
+    chart_sizes: ChartRow['sizes'];
+    type_zone_weights: ZoneWeights;
+    product_fit_adjustment: FitAdjustment;
+  }
+>(
+  'sessions.lock-for-answers',
+  `SELECT ${SESSION_COLUMNS}, c.measurement_type AS chart_measurement_type, c.ease_cm AS chart_ease_cm,
+          c.unit AS chart_unit, c.sizes AS chart_sizes, t.zone_weights AS type_zone_weights,
+          p.fit_adjustment AS product_fit_adjustment
+     FROM sessions s
+     JOIN size_charts c ON c.id = s.size_chart_id
+     JOIN products p ON p.id = s.product_id
+     JOIN product_types t ON t.id = p.product_type_id
+    WHERE s.id = $1 AND s.store_id = $2
+      FOR UPDATE OF s`,
+);
+
 /** A new session, as `start` builds it. */
 const INSERT_SESSION = prepared<never>(
   'sessions.insert',
@@ -81,8 +155,10 @@ export class SessionsRepository {
   }
 
   /** The store's session `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */
-  lock(manager: EntityManager, store: Store, id: string): Promise<FitSession> {
-    return findInStore(manager, FitSession, store, id, 'session', { lock: true });
+  async lock(manager: EntityManager, store: Store, id: string): Promise<FitSession> {
+    const [row] = isId(id) ? await run(manager, LOCK_SESSION, [id, store.id]) : [];
+    if (!row) throw ProblemError.notFound('session');
+    return toSession(row);
   }
 
   /**
@@ -94,31 +170,9 @@ export class SessionsRepository {
     store: Store,
     id: string,
   ): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment }> {
-    const found = isId(id)
-      ? await manager
-          .createQueryBuilder(FitSession, 'session')
-          .innerJoin('size_charts', 'chart', 'chart.id = session.size_chart_id')
-          .innerJoin('products', 'product', 'product.id = session.product_id')
-          .innerJoin('product_types', 'type', 'type.id = product.product_type_id')
-          .addSelect('chart.measurement_type', 'chart_measurement_type')
-          .addSelect('chart.ease_cm', 'chart_ease_cm')
-          .addSelect('chart.unit', 'chart_unit')
-          .addSelect('chart.sizes', 'chart_sizes')
-          .addSelect('type.zone_weights', 'type_zone_weights')
-          .addSelect('product.fit_adjustment', 'product_fit_adjustment')
-          .where('session.id = :id AND session.store_id = :storeId', { id, storeId: store.id })
-          .setLock('pessimistic_write', undefined, ['session'])
-          .getRawAndEntities<{
-            chart_measurement_type: ChartRow['measurementType'];
-            chart_ease_cm: number | null;
-            chart_unit: ChartRow['unit'];
-            chart_sizes: ChartRow['sizes'];
-            type_zone_weights: ZoneWeights;
-            product_fit_adjustment: FitAdjustment;
-          }>()
-      : undefined;
-    const [session, row] = [found?.entities[0], found?.raw[0]];
-    if (!session || !row) throw ProblemError.notFound('session');
+    const [row] = isId(id) ? await run(manager, LOCK_FOR_ANSWERS, [id, store.id]) : [];
+    if (!row) throw ProblemError.notFound('session');
+    const session = toSession(row);
     return {
       session,
       chart: {
