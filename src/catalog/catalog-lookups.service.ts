@@ -23,7 +23,7 @@ export class CatalogLookups {
 
   /** The store's product named in a request body's `field`; 400 on that field when it names nothing. */
   product(manager: EntityManager, store: Store, id: string, field: string): Promise<ProductRef> {
-    return this.products.reference(manager, store, id, field);
+    return this.products.lockReference(manager, store, id, field);
   }
 
   /** The store's variant named in a request body's `field`; 400 on that field when it names nothing. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { isId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -25,6 +26,12 @@ const LOCK_SIZE = prepared<{ sizes: SizeChart['sizes'] | null; variant_id: strin
 const LOCK_ACTIVE_VARIANTS = prepared<{ id: string; size_label: string }>(
   'catalog.lock-active-variants',
   `SELECT id, size_label FROM variants WHERE product_id = $1 AND archived_at IS NULL ORDER BY id FOR KEY SHARE`,
+);
+
+/** A product named in a request, locked `FOR KEY SHARE` (`lockReference`). */
+const LOCK_PRODUCT = prepared<{ id: string; size_chart_id: string; product_type_id: string; archived_at: Date | null }>(
+  'catalog.lock-product',
+  `SELECT id, size_chart_id, product_type_id, archived_at FROM products WHERE id = $1 AND store_id = $2 FOR KEY SHARE`,
 );
 
 /** The store's products and their variants. */
@@ -106,8 +113,15 @@ export class ProductsRepository {
   }
 
   /** A product named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */
-  reference(manager: EntityManager, store: Store, id: string, field: string): Promise<Product> {
-    return findReference(manager, Product, store, id, field);
+  async lockReference(
+    manager: EntityManager,
+    store: Store,
+    id: string,
+    field: string,
+  ): Promise<Pick<Product, 'id' | 'sizeChartId' | 'productTypeId' | 'archivedAt'>> {
+    const [row] = isId(id) ? await run(manager, LOCK_PRODUCT, [id, store.id]) : [];
+    if (!row) throw ProblemError.field(field, 'not_found', `${field} names nothing in this store`);
+    return { id: row.id, sizeChartId: row.size_chart_id, productTypeId: row.product_type_id, archivedAt: row.archived_at };
   }
 
   /** A variant named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */

@@ -1,12 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull, Not } from 'typeorm';
+import { type DataSource, type EntityManager, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { type Removal, removeOrArchive } from '../common/http/removal.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { Questionnaire, QuestionnaireVersion } from './fit.entities.js';
+
+/** What a new session copies of a questionnaire. */
+export type QuestionnaireRef = Pick<Questionnaire, 'id' | 'version' | 'questions'>;
+
+/** The store's default questionnaire unless archived, locked `FOR KEY SHARE` (`findDefault`). */
+const LOCK_DEFAULT = prepared<QuestionnaireRef>(
+  'questionnaires.lock-default',
+  `SELECT id, version, questions FROM questionnaires
+    WHERE store_id = $1 AND is_default AND archived_at IS NULL
+      FOR KEY SHARE`,
+);
 
 /** The store's questionnaires and their versions. */
 @Injectable()
@@ -47,11 +59,9 @@ export class QuestionnairesRepository {
   }
 
   /** The store's default questionnaire unless archived (locked `FOR KEY SHARE`), or null. */
-  findDefault(manager: EntityManager, store: Store): Promise<Questionnaire | null> {
-    return manager.findOne(Questionnaire, {
-      where: { storeId: store.id, isDefault: true, archivedAt: IsNull() },
-      lock: { mode: 'for_key_share' },
-    });
+  async findDefault(manager: EntityManager, store: Store): Promise<QuestionnaireRef | null> {
+    const [row] = await run(manager, LOCK_DEFAULT, [store.id]);
+    return row ?? null;
   }
 
   async update(manager: EntityManager, id: string, changes: Partial<Questionnaire>): Promise<void> {

@@ -12,8 +12,8 @@ import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionList
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
 import { type Chart, InsufficientAnswersError, type Recommendation } from './engine/types.js';
-import type { FitSession, Questionnaire, StoredDecision, StoredRecommendation } from './fit.entities.js';
-import { QuestionnairesRepository } from './questionnaires.repository.js';
+import type { FitSession, StoredDecision, StoredRecommendation } from './fit.entities.js';
+import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 import { SessionsRepository } from './sessions.repository.js';
 
@@ -193,7 +193,11 @@ export class SessionsService {
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */
-  private async questionnaireFor(manager: EntityManager, store: Store, questionnaireId: string | undefined): Promise<Questionnaire | null> {
+  private async questionnaireFor(
+    manager: EntityManager,
+    store: Store,
+    questionnaireId: string | undefined,
+  ): Promise<QuestionnaireRef | null> {
     if (questionnaireId === undefined) {
       return this.questionnaires.findDefault(manager, store);
     }
