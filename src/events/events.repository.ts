@@ -90,32 +90,54 @@ const INSERT_ALONE = prepared<{
             (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
 );
 
-/** Rows whose delivery key is free, as arrays of their columns. */
-const INSERT_MANY = prepared<{ id: string }>(
-  'events.insert-many',
-  `INSERT INTO events (${EVENT_COLUMNS})
-     SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
+/**
+ * Rows of one store, received at one moment, as arrays of their columns: `$1` to `$3` the merchant, the store and
+ * the moment, `$4` to `$16` one array per other column (`unnestValues`).
+ */
+const UNNEST_ROWS = `SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
             t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
                    $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[])
          AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
-              quantity, occurred_at, sha256)
+              quantity, occurred_at, sha256)`;
+
+/** The values of `UNNEST_ROWS` for rows that share their merchant, store and moment of arrival. */
+function unnestValues(rows: readonly FitEvent[]): unknown[] {
+  const [first] = rows;
+  if (rows.some((r) => r.storeId !== first.storeId || r.receivedAt.getTime() !== first.receivedAt.getTime())) {
+    throw new Error('rows inserted together share their store and their moment of arrival');
+  }
+  const column = <T>(pick: (row: FitEvent) => T) => rows.map(pick);
+  return [
+    first.merchantId,
+    first.storeId,
+    first.receivedAt.toISOString(),
+    column((r) => r.id),
+    column((r) => r.source),
+    column((r) => r.externalId),
+    column((r) => r.type),
+    column((r) => r.productId),
+    column((r) => r.variantId),
+    column((r) => r.sessionId),
+    column((r) => r.orderId),
+    column((r) => r.lineItemId),
+    column((r) => r.reason),
+    column((r) => r.quantity),
+    column((r) => r.occurredAt.toISOString()),
+    column((r) => r.payloadSha256?.toString('hex') ?? null),
+  ];
+}
+
+/** Rows whose delivery key is free. */
+const INSERT_MANY = prepared<{ id: string }>(
+  'events.insert-many',
+  `INSERT INTO events (${EVENT_COLUMNS}) ${UNNEST_ROWS}
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
 );
 
 /** Rows as they are (the service's own events); a taken delivery key fails the statement. */
-const INSERT_ALL = prepared<never>(
-  'events.insert-all',
-  `INSERT INTO events (${EVENT_COLUMNS})
-     SELECT t.id, t.merchant_id, t.store_id, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id,
-            t.order_id, t.line_item_id, t.reason, t.quantity, t.occurred_at, t.received_at, decode(t.sha256, 'hex')
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::uuid[],
-                   $9::uuid[], $10::text[], $11::text[], $12::text[], $13::int[], $14::timestamptz[], $15::timestamptz[],
-                   $16::text[])
-         AS t(id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
-              line_item_id, reason, quantity, occurred_at, received_at, sha256)`,
-);
+const INSERT_ALL = prepared<never>('events.insert-all', `INSERT INTO events (${EVENT_COLUMNS}) ${UNNEST_ROWS}`);
 
 /** One row, if its delivery key is free. */
 const INSERT_ONE = prepared<{ id: string }>(
@@ -214,25 +236,7 @@ export class EventsRepository {
   async insertNew(manager: EntityManager, rows: readonly FitEvent[]): Promise<Set<string>> {
     if (!rows.length) return new Set();
     if (rows.length === 1) return this.insertOne(manager, rows[0]);
-    const column = <T>(pick: (row: FitEvent) => T) => rows.map(pick);
-    const inserted = await run(manager, INSERT_MANY, [
-      rows[0].merchantId,
-      rows[0].storeId,
-      rows[0].receivedAt.toISOString(),
-      column((r) => r.id),
-      column((r) => r.source),
-      column((r) => r.externalId),
-      column((r) => r.type),
-      column((r) => r.productId),
-      column((r) => r.variantId),
-      column((r) => r.sessionId),
-      column((r) => r.orderId),
-      column((r) => r.lineItemId),
-      column((r) => r.reason),
-      column((r) => r.quantity),
-      column((r) => r.occurredAt.toISOString()),
-      column((r) => (r.payloadSha256 as Buffer).toString('hex')),
-    ]);
+    const inserted = await run(manager, INSERT_MANY, unnestValues(rows));
     return new Set(inserted.map((row) => row.id));
   }
 
@@ -268,28 +272,10 @@ export class EventsRepository {
     return found;
   }
 
-  /** Inserts events as they are, in the caller's transaction; a taken delivery key fails the statement. */
+  /** Inserts events of one store and one moment as they are, in the caller's transaction; a taken key fails the statement. */
   async insert(manager: EntityManager, events: readonly FitEvent[]): Promise<void> {
     if (!events.length) return;
-    const column = <T>(pick: (row: FitEvent) => T) => events.map(pick);
-    await run(manager, INSERT_ALL, [
-      column((r) => r.id),
-      column((r) => r.merchantId),
-      column((r) => r.storeId),
-      column((r) => r.source),
-      column((r) => r.externalId),
-      column((r) => r.type),
-      column((r) => r.productId),
-      column((r) => r.variantId),
-      column((r) => r.sessionId),
-      column((r) => r.orderId),
-      column((r) => r.lineItemId),
-      column((r) => r.reason),
-      column((r) => r.quantity),
-      column((r) => r.occurredAt.toISOString()),
-      column((r) => r.receivedAt.toISOString()),
-      column((r) => r.payloadSha256?.toString('hex') ?? null),
-    ]);
+    await run(manager, INSERT_ALL, unnestValues(events));
   }
 
   /** Whether any event names the product (the catalog's delete-or-archive check, in its transaction). */
