@@ -139,6 +139,31 @@ const INSERT_MANY = prepared<{ id: string }>(
 /** Rows as they are (the service's own events); a taken delivery key fails the statement. */
 const INSERT_ALL = prepared<never>('events.insert-all', `INSERT INTO events (${EVENT_COLUMNS}) ${UNNEST_ROWS}`);
 
+/** The store's events holding the given delivery keys, with their digests (`findStored`). */
+const FIND_STORED = prepared<{
+  id: string;
+  merchant_id: string;
+  store_id: string;
+  source: string;
+  external_id: string;
+  type: FitEvent['type'];
+  product_id: string | null;
+  variant_id: string | null;
+  session_id: string | null;
+  order_id: string | null;
+  line_item_id: string | null;
+  reason: FitEvent['reason'];
+  quantity: number | null;
+  occurred_at: Date;
+  received_at: Date;
+  payload_sha256: Buffer | null;
+}>(
+  'events.find-stored',
+  `SELECT ${EVENT_COLUMNS} FROM events
+    WHERE merchant_id = $1 AND store_id = $2
+      AND (source, external_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
+);
+
 /** One row, if its delivery key is free. */
 const INSERT_ONE = prepared<{ id: string }>(
   'events.insert-one',
@@ -254,19 +279,31 @@ export class EventsRepository {
   ): Promise<Map<string, { event: FitEvent; sha256: Buffer | null }>> {
     const found = new Map<string, { event: FitEvent; sha256: Buffer | null }>();
     if (!drafts.length) return found;
-    const events = await manager
-      .createQueryBuilder(FitEvent, 'event')
-      .addSelect('event.payloadSha256')
-      .where('event.merchant_id = :merchantId AND event.store_id = :storeId', {
-        merchantId: store.merchantId,
-        storeId: store.id,
-      })
-      .andWhere('(event.source, event.external_id) IN (SELECT * FROM unnest(CAST(:sources AS text[]), CAST(:ids AS text[])))', {
-        sources: drafts.map((d) => d.source),
-        ids: drafts.map((d) => d.externalId),
-      })
-      .getMany();
-    for (const event of events) {
+    const rows = await run(manager, FIND_STORED, [
+      store.merchantId,
+      store.id,
+      drafts.map((d) => d.source),
+      drafts.map((d) => d.externalId),
+    ]);
+    for (const row of rows) {
+      const event: FitEvent = {
+        id: row.id,
+        merchantId: row.merchant_id,
+        storeId: row.store_id,
+        source: row.source,
+        externalId: row.external_id,
+        type: row.type,
+        productId: row.product_id,
+        variantId: row.variant_id,
+        sessionId: row.session_id,
+        orderId: row.order_id,
+        lineItemId: row.line_item_id,
+        reason: row.reason,
+        quantity: row.quantity,
+        occurredAt: row.occurred_at,
+        receivedAt: row.received_at,
+        payloadSha256: row.payload_sha256,
+      };
       found.set(deliveryKey(event.source, event.externalId), { event, sha256: event.payloadSha256 });
     }
     return found;

@@ -8,7 +8,7 @@ const onPostgres = process.env.DATABASE_URL !== undefined;
 
 describe('statements of the event path', () => {
   const t = useApp();
-  const { newShop, deliver } = eventsApi(t);
+  const { newShop, deliver, postRaw } = eventsApi(t);
 
   // The embedded database serves one connection, so every statement this file's requests prepared is on it; on
   // PostgreSQL they are spread over the pool's connections, which another connection cannot see.
@@ -21,7 +21,11 @@ describe('statements of the event path', () => {
       return new Map(rows.map((row) => [row.name, row.statement]));
     };
     for (let round = 0; round < 2; round++) {
-      await deliver(shop, { source: 'storefront', external_id: uniqueId(), type: 'fit_viewed', occurred_at: ago(minutes(1)) });
+      const viewed = { source: 'storefront', external_id: uniqueId(), type: 'fit_viewed', occurred_at: ago(minutes(1)) };
+      const first = await deliver(shop, viewed);
+      // An identical redelivery: 200 with the stored event, read back by its delivery key.
+      const again = await postRaw(shop, viewed);
+      expect([again.status, again.body]).toEqual([200, first]);
       await deliver(shop, {
         source: 'storefront',
         external_id: uniqueId(),
@@ -31,7 +35,9 @@ describe('statements of the event path', () => {
       });
     }
     const names = await prepared();
-    expect([...names.keys()]).toEqual(expect.arrayContaining(['api-keys.authenticate', 'events.insert-one', 'events.insert-alone']));
+    expect([...names.keys()]).toEqual(
+      expect.arrayContaining(['api-keys.authenticate', 'events.insert-one', 'events.insert-alone', 'events.find-stored']),
+    );
     expect(names.get('events.insert-alone')).toMatch(/^WITH p AS \(SELECT id FROM products/);
   });
 });
