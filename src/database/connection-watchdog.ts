@@ -44,6 +44,8 @@ export class ConnectionWatchdog {
   private lastLookAt = Date.now();
   private bytesRead = new Map<Socket, number>();
   private readonly timer: NodeJS.Timeout;
+  /** Set by `stop`: a look already scheduled by the timer then does nothing (it would open a new probe). */
+  private stopped = false;
 
   private constructor(
     private readonly pg: PgModule,
@@ -58,11 +60,13 @@ export class ConnectionWatchdog {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     this.dropProbe();
   }
 
   private look(): void {
+    if (this.stopped) return;
     const now = Date.now();
     // After a stall of the event loop, nothing was read for a while whatever the server did: its silence is counted
     // again from now, once the loop can read the answers (a handshake takes several turns of it).
