@@ -27,12 +27,31 @@ export interface RawRequest {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-/** One request exactly as given: no normalisation of the path, no header or body rewriting. */
-export function sendRaw(port: number, req: RawRequest): Promise<RawAnswer> {
+/**
+ * One request exactly as given: no normalisation of the path, no header or body rewriting.
+ *
+ * Sent once more, on a new connection, when a kept-alive connection turns out to be closed by the server before it
+ * read a byte of the request (Node's documented remedy: `reusedSocket` and `ECONNRESET`). Client and server share one
+ * event loop here: building a large generated body can block it for longer than the server's keep-alive timeout, whose
+ * timer then fires in the very tick the client reuses the connection.
+ */
+export async function sendRaw(port: number, req: RawRequest): Promise<RawAnswer> {
+  try {
+    return await sendOnce(port, req, agent);
+  } catch (error) {
+    if (!(error instanceof StaleConnection)) throw error;
+    return sendOnce(port, req, agent);
+  }
+}
+
+/** A reused connection the server had already closed: nothing of the request was read. */
+class StaleConnection extends Error {}
+
+function sendOnce(port: number, req: RawRequest, through: Agent): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | string[]> = { ...req.headers };
     if (req.body !== undefined) headers['Content-Length'] = String(req.body.length);
-    const outgoing = httpRequest({ host: '127.0.0.1', port, agent, method: req.method, path: req.path, headers }, (res) => {
+    const outgoing = httpRequest({ host: '127.0.0.1', port, agent: through, method: req.method, path: req.path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -47,7 +66,9 @@ export function sendRaw(port: number, req: RawRequest): Promise<RawAnswer> {
       });
       res.on('error', reject);
     });
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      reject(outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnection(error.message) : error),
+    );
     outgoing.end(req.body);
   });
 }
@@ -220,12 +241,41 @@ export const EXTRA_KEYS: readonly string[] = [
 
 type Path = (string | number)[];
 
-function nodePaths(value: unknown, path: Path = [], out: Path[] = []): Path[] {
-  out.push(path);
-  if (Array.isArray(value)) value.forEach((child, i) => nodePaths(child, [...path, i], out));
-  else if (value !== null && typeof value === 'object')
-    for (const [key, child] of Object.entries(value)) nodePaths(child, [...path, key], out);
-  return out;
+/** A node's children, with their keys. */
+const childrenOf = (value: unknown): [string | number, unknown][] =>
+  Array.isArray(value) ? value.map((child, i) => [i, child]) : value !== null && typeof value === 'object' ? Object.entries(value) : [];
+
+/** Nodes of `value`, itself included. */
+function countNodes(value: unknown): number {
+  let count = 0;
+  const pending = [value];
+  while (pending.length) {
+    count++;
+    for (const [, child] of childrenOf(pending.pop())) pending.push(child);
+  }
+  return count;
+}
+
+/**
+ * The path to the `index`th node of `value` in pre-order (the root is 0), in one walk that builds no other path: a
+ * body of a thousand repeats of a value nested a thousand deep has millions of nodes, and listing their paths took
+ * seconds. Each frame of the walk is one level below the root: the children left to visit there.
+ */
+function pathAt(value: unknown, index: number): Path {
+  const path: Path = [];
+  const frames = [{ children: childrenOf(value), next: 0 }];
+  for (let seen = 0; seen < index;) {
+    const frame = frames[frames.length - 1];
+    if (frame.next === frame.children.length) {
+      frames.pop();
+      path.pop();
+      continue;
+    }
+    const [key, child] = frame.children[frame.next++];
+    path.push(key);
+    if (++seen < index) frames.push({ children: childrenOf(child), next: 0 });
+  }
+  return path;
 }
 
 function getAt(value: unknown, path: Path): unknown {
@@ -279,8 +329,7 @@ export function applyMutations(seed: unknown, mutations: readonly Mutation[]): u
   for (const mutation of mutations) {
     // generated values may be shared instances (constantFrom): never change them in place
     const m = { ...mutation, value: mutation.value === undefined ? undefined : JSON.parse(JSON.stringify(mutation.value)) };
-    const paths = nodePaths(body);
-    const path = paths[m.at % paths.length];
+    const path = pathAt(body, m.at % countNodes(body));
     const node = getAt(body, path);
     switch (m.op) {
       case 'replace':
