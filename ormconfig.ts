@@ -15,6 +15,7 @@ import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations
 import { SellerConsole1764000000000 } from './src/database/migrations/1764000000000-seller-console.js';
 import { ConsoleAccess1764100000000 } from './src/database/migrations/1764100000000-console-access.js';
 import { IdempotencyKeys1764200000000 } from './src/database/migrations/1764200000000-idempotency-keys.js';
+import { FitLearning1764300000000 } from './src/database/migrations/1764300000000-fit-learning.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -44,6 +45,7 @@ export const migrations = [
   SellerConsole1764000000000,
   ConsoleAccess1764100000000,
   IdempotencyKeys1764200000000,
+  FitLearning1764300000000,
 ];
 
 /**

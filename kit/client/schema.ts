@@ -576,6 +576,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stores/{store_id}/products/{product_id}/fit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a product fits
+         * @description The offset learned from this store’s outcomes (kept items, returns and exchanges for size), in size steps of the product’s chart, with its 95% interval and the outcomes behind it; and per size, its order lines bought, kept, returned and exchanged for size. A product with few outcomes borrows from its product type and the store.
+         *
+         *     **Credential:** merchant key: catalog or analytics or admin; key of that store or unrestricted.
+         */
+        get: operations["ProductFitController_product"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/product-fit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Products ranked by how surely they run small or large
+         * @description The store’s products with outcomes, strongest evidence first (|size_steps| / sd).
+         *
+         *     **Credential:** merchant key: catalog or analytics or admin; key of that store or unrestricted.
+         */
+        get: operations["ProductFitController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stores/{store_id}/events": {
         parameters: {
             query?: never;
@@ -1588,6 +1632,34 @@ export interface components {
             /** @example 0.72 */
             confidence: number;
         };
+        AdjustmentResponse: {
+            /**
+             * @description `learned`: shifted by what this store’s outcomes taught about the product (on top of the merchant’s `fit_adjustment`); `merchant`: the product’s `fit_adjustment` alone; `none`: the stated chart as it is.
+             * @example learned
+             * @enum {string}
+             */
+            source: "learned" | "merchant" | "none";
+            /**
+             * @description Size steps the product runs small (positive: shoppers need a bigger size) or large (negative), as used.
+             * @example 0.42
+             */
+            size_steps: number;
+            /**
+             * @description Uncertainty of a learned offset, in size steps.
+             * @example 0.18
+             */
+            sd: number | null;
+            /**
+             * @description The product’s own outcomes behind a learned offset.
+             * @example 37
+             */
+            evidence: number;
+            /**
+             * @description What the stated chart answers without the learned offset.
+             * @example M
+             */
+            chart_size_label: string;
+        };
         RecommendationResponse: {
             /** @example M */
             size_label: string;
@@ -1663,8 +1735,13 @@ export interface components {
                     sd_cm?: number;
                 };
             };
-            /** @example civilian-20261125-7482d186 */
+            /**
+             * @description The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`).
+             * @example civilian-20261125-7482d186
+             */
             model_version: string;
+            /** @description What moved the stated chart’s answer. null on recommendations made before adjustments were reported. */
+            adjustment: components["schemas"]["AdjustmentResponse"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T09:16:42.031Z
@@ -1848,6 +1925,120 @@ export interface components {
              */
             variant_id?: string;
         };
+        LearnedFitResponse: {
+            /**
+             * @description Size steps the product runs small (positive: shoppers need a bigger size than the chart says) or large (negative).
+             * @example 0.42
+             */
+            size_steps: number;
+            /**
+             * @description Standard deviation of `size_steps`.
+             * @example 0.12
+             */
+            sd: number;
+            /**
+             * @description Lower end of the 95% interval, in size steps.
+             * @example 0.18
+             */
+            low: number;
+            /**
+             * @description Upper end of the 95% interval, in size steps.
+             * @example 0.66
+             */
+            high: number;
+            /**
+             * @description The product’s own outcomes that taught something (kept items, returns and exchanges for size).
+             * @example 37
+             */
+            outcomes: number;
+            /**
+             * @description Their weight once aged (recent and directed outcomes weigh more).
+             * @example 41.5
+             */
+            evidence_weight: number;
+        };
+        SizeOutcomesResponse: {
+            /** @example M */
+            size_label: string;
+            /**
+             * @description Order lines bought in this size.
+             * @example 120
+             */
+            purchased: number;
+            /** @example 81 */
+            kept: number;
+            /** @example 14 */
+            size_returns: number;
+            /** @example 6 */
+            size_exchanges: number;
+            /**
+             * @description Returns and exchanges that said the size was too small.
+             * @example 15
+             */
+            too_small: number;
+            /**
+             * @description Returns and exchanges that said the size was too large.
+             * @example 2
+             */
+            too_large: number;
+            /**
+             * @description size_returns / purchased; null with no purchase.
+             * @example 0.117
+             */
+            size_return_rate: number | null;
+            /**
+             * @description size_exchanges / purchased; null with no purchase.
+             * @example 0.05
+             */
+            size_exchange_rate: number | null;
+        };
+        ProductFitResponse: {
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
+            product_id: string;
+            /** @example Linen shirt */
+            title: string;
+            /**
+             * @description `runs_small` / `runs_large` when the 95% interval lies wholly above / below zero, `true_to_size` when it lies within ±0.25 size steps, `uncertain` otherwise.
+             * @example runs_small
+             * @enum {string}
+             */
+            direction: "runs_small" | "runs_large" | "true_to_size" | "uncertain";
+            learned: components["schemas"]["LearnedFitResponse"];
+            /** @description Every size of the product’s chart, in chart order, then sizes no longer on it. */
+            sizes: components["schemas"]["SizeOutcomesResponse"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
+            computed_at: string;
+        };
+        ProductFitItemResponse: {
+            /**
+             * Format: uuid
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
+            product_id: string;
+            /** @example Linen shirt */
+            title: string;
+            /**
+             * @example runs_small
+             * @enum {string}
+             */
+            direction: "runs_small" | "runs_large" | "true_to_size" | "uncertain";
+            learned: components["schemas"]["LearnedFitResponse"];
+        };
+        ProductFitListResponse: {
+            /** @description Strongest evidence first: |size_steps| / sd, descending. */
+            data: components["schemas"]["ProductFitItemResponse"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
+            computed_at: string;
+        };
         EventRequest: {
             /**
              * @description Names the sending integration. `size-fit` is reserved.
@@ -1899,6 +2090,18 @@ export interface components {
              * @enum {string|null}
              */
             reason?: "size" | "other" | null;
+            /**
+             * @description Which way the size was wrong: `too_small` (the shopper needed a bigger size) or `too_large`. Only with `reason: "size"` on `return_requested` and `size_exchange`; send it when the shopper said.
+             * @example too_small
+             * @enum {string|null}
+             */
+            fit_feedback?: "too_small" | "too_large" | null;
+            /**
+             * Format: uuid
+             * @description On `size_exchange` only: the variant of the same product the shopper exchanged to (another size).
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
+            new_variant_id?: string | null;
             /**
              * @description Units on the line.
              * @default 1
@@ -1965,6 +2168,18 @@ export interface components {
              * @example 1
              */
             quantity: number | null;
+            /**
+             * @description null unless a return or exchange for size said which way.
+             * @example null
+             * @enum {string|null}
+             */
+            fit_feedback: "too_small" | "too_large" | null;
+            /**
+             * Format: uuid
+             * @description null except on size exchanges that name it.
+             * @example null
+             */
+            new_variant_id: string | null;
             /**
              * Format: date-time
              * @example 2026-11-21T09:18:03.250Z
@@ -2042,6 +2257,8 @@ export interface components {
              *           "quantity": 1,
              *           "occurred_at": "2026-11-21T09:18:03.250Z",
              *           "reason": null,
+             *           "fit_feedback": null,
+             *           "new_variant_id": null,
              *           "received_at": "2026-11-21T09:18:03.874Z"
              *         }
              *       },
@@ -6460,6 +6677,183 @@ export interface operations {
             };
             /** @description The body is not sent as `application/json` (UTF-8) (`unsupported_media_type`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ProductFitController_product: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product_id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductFitResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such product in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ProductFitController_list: {
+        parameters: {
+            query?: {
+                /** @description Only the products learned to fit this way (default: those that run small or large). */
+                direction?: "runs_small" | "runs_large" | "true_to_size" | "uncertain";
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductFitListResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

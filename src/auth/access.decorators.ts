@@ -21,7 +21,7 @@ export const STORE_PARAM = 'store_id';
 export type AccessRule =
   | { readonly kind: 'public' }
   | { readonly kind: 'operator' }
-  | { readonly kind: 'merchant'; readonly scope: Scope; readonly store: boolean; readonly unrestricted: boolean }
+  | { readonly kind: 'merchant'; readonly scopes: readonly Scope[]; readonly store: boolean; readonly unrestricted: boolean }
   | { readonly kind: 'console'; readonly signedIn: boolean; readonly store: boolean };
 
 /** The route needs no key. Only for health, documentation and problem pages. */
@@ -41,11 +41,14 @@ export const OperatorOnly = () =>
     ApiForbiddenResponse({ description: 'A merchant key (`insufficient_scope`).' }),
   );
 
-/** The route takes a merchant key with `scope` (an admin key always qualifies), optionally bound to the path's store. */
-export function RequireScope(scope: Scope, options: { store?: boolean; unrestricted?: boolean } = {}) {
+/**
+ * The route takes a merchant key with `scope`, or with one of several (an admin key always qualifies), optionally bound
+ * to the path's store.
+ */
+export function RequireScope(scope: Scope | readonly Scope[], options: { store?: boolean; unrestricted?: boolean } = {}) {
   const rule: AccessRule = {
     kind: 'merchant',
-    scope,
+    scopes: typeof scope === 'string' ? [scope] : scope,
     store: options.store ?? false,
     unrestricted: options.unrestricted ?? false,
   };
@@ -85,7 +88,7 @@ export function describeRule(rule: AccessRule | undefined): string {
     case 'console':
       return !rule.signedIn ? 'console, signed in or not' : rule.store ? 'console session; store of its merchant' : 'console session';
     case 'merchant': {
-      const scope = rule.scope === 'admin' ? 'admin' : `${rule.scope} or admin`;
+      const scope = rule.scopes.includes('admin') ? 'admin' : `${rule.scopes.join(' or ')} or admin`;
       const binding = rule.unrestricted ? 'unrestricted key' : rule.store ? 'key of that store or unrestricted' : 'any store binding';
       return `merchant key: ${scope}; ${binding}`;
     }

@@ -36,8 +36,8 @@ export class KeyAccess extends AuthGuard('bearer') {
 }
 
 function assertAllowed(principal: MerchantPrincipal, rule: Extract<KeyRule, { kind: 'merchant' }>): void {
-  if (!principal.scopes.includes(rule.scope) && !principal.scopes.includes('admin')) {
-    throw new ProblemError('insufficient_scope', `This route needs a key with the ${rule.scope} scope`);
+  if (!rule.scopes.some((scope) => principal.scopes.includes(scope)) && !principal.scopes.includes('admin')) {
+    throw new ProblemError('insufficient_scope', `This route needs a key with the ${rule.scopes.join(' or ')} scope`);
   }
   if (rule.unrestricted && principal.storeId !== null) {
     throw new ProblemError('insufficient_scope', 'This route needs an unrestricted admin key, not a store-bound one');

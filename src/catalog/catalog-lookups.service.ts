@@ -41,6 +41,17 @@ export class CatalogLookups {
     return variantId;
   }
 
+  /** The store's product named in the path (404 otherwise), with its chart's size labels in chart order. */
+  async productWithSizes(store: Store, id: string): Promise<{ id: string; title: string; productTypeId: string; labels: string[] }> {
+    const { product, labels } = await this.products.getWithSizes(store, id);
+    return { id: product.id, title: product.title, productTypeId: product.productTypeId, labels };
+  }
+
+  /** The titles of the store's products among `ids`. */
+  titles(store: Store, ids: readonly string[]): Promise<Map<string, string>> {
+    return this.products.titles(store, ids);
+  }
+
   /** For each size, the product's first active variant of that size. */
   variantsBySize(manager: EntityManager, productId: string): Promise<Map<string, string>> {
     return this.products.activeVariantsBySize(manager, productId);

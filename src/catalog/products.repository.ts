@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { isId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
@@ -9,7 +9,7 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { prepared, run } from '../database/statements.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
-import { Product, type SizeChart, Variant } from './catalog.entities.js';
+import { Product, SizeChart, Variant } from './catalog.entities.js';
 import { duplicate, type ExternalIdRow } from './catalog-errors.js';
 import type { ProductListQuery } from './dto/product.dto.js';
 
@@ -54,6 +54,23 @@ export class ProductsRepository {
   /** The store's product `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<Product> {
     return findInStore(this.dataSource.manager, Product, store, id, 'product');
+  }
+
+  /** The store's product `id` (404 otherwise) with its chart's size labels, in chart order. */
+  async getWithSizes(store: Store, id: string): Promise<{ product: Product; labels: string[] }> {
+    const product = await this.get(store, id);
+    const chart = await this.dataSource.manager.findOneByOrFail(SizeChart, { id: product.sizeChartId, storeId: store.id });
+    return { product, labels: chart.sizes.map((size) => size.label) };
+  }
+
+  /** The titles of the store's products among `ids`. */
+  async titles(store: Store, ids: readonly string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await this.dataSource.manager.find(Product, {
+      select: { id: true, title: true },
+      where: { storeId: store.id, id: In([...ids]) },
+    });
+    return new Map(rows.map((row) => [row.id, row.title]));
   }
 
   /** The product `id`, which the caller knows exists (a variant's product). */

@@ -9,19 +9,24 @@ import { type ConsoleIdentity, CurrentPrincipal, CurrentStore, type MerchantPrin
 import { isId } from '../common/http/ids.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
+import { ProductFitService } from '../fit/product-fit.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { metricsPage } from './pages/metrics-page.js';
+import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
 import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { PlatformService } from './platform.service.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** One store: its keys, its platform connection and its metrics. The guard has checked it is the merchant's. */
+/**
+ * One store: its keys, its platform connection, its metrics and how its products fit. The guard has checked it is the
+ * merchant's.
+ */
 @ApiExcludeController()
 @UseFilters(ConsolePageFilter)
 @Controller('console/stores/:store_id')
@@ -29,6 +34,7 @@ export class ConsoleStoresController {
   constructor(
     private readonly apiKeys: ApiKeysService,
     private readonly metrics: MetricsService,
+    private readonly productFit: ProductFitService,
     private readonly platform: PlatformService,
     private readonly pages: PageSender,
   ) {}
@@ -90,6 +96,29 @@ export class ConsoleStoresController {
     // As a store-bound admin would: only this store's keys can be revoked from its page.
     await this.apiKeys.revoke({ ...principal, storeId: store.id }, keyId);
     this.pages.redirect(response, `/console/stores/${store.id}#keys`);
+  }
+
+  @Get('product-fit')
+  @ConsolePage({ signedIn: true, store: true })
+  async showProductFit(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Query('sort') sort: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    const known = typeof sort === 'string' && Object.hasOwn(PRODUCT_FIT_SORTS, sort) ? (sort as ProductFitSort) : 'evidence';
+    this.pages.send(response, 200, productFitPage(page, store, await this.productFit.everyProduct(store), known));
+  }
+
+  @Get('product-fit/:product_id')
+  @ConsolePage({ signedIn: true, store: true })
+  async showProductFitDetail(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Param('product_id') productId: string,
+    @Res() response: Response,
+  ): Promise<void> {
+    this.pages.send(response, 200, productFitDetailPage(page, store, await this.productFit.forProduct(store, productId)));
   }
 
   @Get('metrics')

@@ -3,6 +3,7 @@ import { type FieldError, ProblemError } from '../common/problems/problem-error.
 import { parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { EventRequest } from './dto/event.dto.js';
 import {
+  type FitFeedback,
   INTEGRATION_EVENT_TYPES,
   type IntegrationEventType,
   ORDER_OUTCOME_TYPES,
@@ -23,6 +24,8 @@ export interface EventDraft {
   readonly orderId: string | null;
   readonly lineItemId: string | null;
   readonly reason: Reason | null;
+  readonly fitFeedback: FitFeedback | null;
+  readonly newVariantId: string | null;
   readonly quantity: number;
   readonly occurredAt: Date;
   /** SHA-256 of the canonical form: equal digests mean identical deliveries. */
@@ -67,6 +70,16 @@ export function draftEvent(request: EventRequest): EventDraft {
   } else if (request.reason != null) {
     fail('reason', 'not_allowed_for_type', `reason is only sent with ${REASON_TYPES.join(' and ')} events`);
   }
+  if (request.fit_feedback != null && !(REASON_TYPES.includes(type) && request.reason === 'size')) {
+    fail('fit_feedback', 'not_allowed_for_type', `fit_feedback is only sent with reason size on ${REASON_TYPES.join(' and ')} events`);
+  }
+  if (request.new_variant_id != null) {
+    if (type !== 'size_exchange') {
+      fail('new_variant_id', 'not_allowed_for_type', 'new_variant_id is only sent with size_exchange events');
+    } else if (request.variant_id != null && request.new_variant_id.toLowerCase() === request.variant_id.toLowerCase()) {
+      fail('new_variant_id', 'same_variant', 'new_variant_id must be another variant than variant_id');
+    }
+  }
   const fraction = FRACTION.exec(request.occurred_at)?.[1] ?? '';
   if (/[1-9]/.test(fraction.slice(3))) {
     fail('occurred_at', 'too_precise', 'occurred_at must have at most millisecond precision');
@@ -84,16 +97,23 @@ export function draftEvent(request: EventRequest): EventDraft {
     orderId: request.order_id ?? null,
     lineItemId: request.line_item_id ?? null,
     reason: request.reason ?? null,
+    fitFeedback: request.fit_feedback ?? null,
+    newVariantId: lower(request.new_variant_id),
     quantity: request.quantity ?? 1,
     occurredAt: parseRfc3339(request.occurred_at) as Date,
   };
   return { ...fields, sha256: canonicalDigest(fields) };
 }
 
-/** Version 1 of the canonical form: a JSON array of the stored fields in a fixed order. */
+/**
+ * The canonical form: a JSON array of the stored fields in a fixed order. Version 1 is the form of every event that
+ * carries neither `fit_feedback` nor `new_variant_id` (so deliveries stored before those fields existed keep their
+ * digests); version 2 appends them.
+ */
 function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
+  const directed = event.fitFeedback !== null || event.newVariantId !== null;
   const canonical = JSON.stringify([
-    1,
+    directed ? 2 : 1,
     event.source,
     event.externalId,
     event.type,
@@ -105,6 +125,7 @@ function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
     event.reason,
     event.quantity,
     event.occurredAt.toISOString(),
+    ...(directed ? [event.fitFeedback, event.newVariantId] : []),
   ]);
   return createHash('sha256').update(canonical).digest();
 }

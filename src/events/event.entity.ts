@@ -28,6 +28,9 @@ export const ORDER_OUTCOME_TYPES: readonly string[] = ['purchase', 'return_reque
 export const REASON_TYPES: readonly string[] = ['return_requested', 'size_exchange'];
 export const REASONS = ['size', 'other'] as const;
 export type Reason = (typeof REASONS)[number];
+/** Which way a size problem went, on returns and exchanges for size: the item was too small or too large. */
+export const FIT_FEEDBACK = ['too_small', 'too_large'] as const;
+export type FitFeedback = (typeof FIT_FEEDBACK)[number];
 
 export type EventType = ServiceEventType | IntegrationEventType;
 export const EVENT_TYPES: readonly EventType[] = [...SERVICE_EVENT_TYPES, ...INTEGRATION_EVENT_TYPES];
@@ -75,6 +78,13 @@ export class FitEvent {
 
   @Column({ type: 'integer', nullable: true })
   quantity: number | null;
+
+  @Column({ type: 'text', name: 'fit_feedback', nullable: true })
+  fitFeedback: FitFeedback | null;
+
+  /** On a size exchange: the variant of the same product the shopper exchanged to. */
+  @Column({ type: 'uuid', name: 'new_variant_id', nullable: true })
+  newVariantId: string | null;
 
   @Column({ type: 'timestamptz', name: 'occurred_at' })
   occurredAt: Date;

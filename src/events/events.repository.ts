@@ -18,9 +18,9 @@ export interface References {
 }
 
 const EVENT_COLUMNS = `id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
-  line_item_id, reason, quantity, occurred_at, received_at, payload_sha256`;
+  line_item_id, reason, quantity, occurred_at, received_at, payload_sha256, fit_feedback, new_variant_id`;
 
-/** A row's values in the order of EVENT_COLUMNS ($1 to $16). */
+/** A row's values in the order of EVENT_COLUMNS ($1 to $18). */
 const columnValues = (row: FitEvent) => [
   row.id,
   row.merchantId,
@@ -38,6 +38,8 @@ const columnValues = (row: FitEvent) => [
   row.occurredAt.toISOString(),
   row.receivedAt.toISOString(),
   row.payloadSha256,
+  row.fitFeedback,
+  row.newVariantId,
 ];
 
 /** The products, variants and sessions of the store that events name, locked `FOR KEY SHARE` (see `loadReferences`). */
@@ -74,8 +76,9 @@ const INSERT_ALONE = prepared<{
           s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
                   FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${EVENT_COLUMNS})
-                SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16
-                 WHERE $17::boolean
+                SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16,
+                       $17, $18::uuid
+                 WHERE $19::boolean AND $18::uuid IS NULL
                    AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
                    AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE v.product_id = $7::uuid))
                    AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
@@ -92,14 +95,14 @@ const INSERT_ALONE = prepared<{
 
 /**
  * Rows of one store, received at one moment, as arrays of their columns: `$1` to `$3` the merchant, the store and
- * the moment, `$4` to `$16` one array per other column (`unnestValues`).
+ * the moment, `$4` to `$18` one array per other column (`unnestValues`).
  */
 const UNNEST_ROWS = `SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
-            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex')
+            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex'), t.fit_feedback, t.new_variant_id
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
-                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[])
+                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[], $17::text[], $18::uuid[])
          AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
-              quantity, occurred_at, sha256)`;
+              quantity, occurred_at, sha256, fit_feedback, new_variant_id)`;
 
 /** The values of `UNNEST_ROWS` for rows that share their merchant, store and moment of arrival. */
 function unnestValues(rows: readonly FitEvent[]): unknown[] {
@@ -125,6 +128,8 @@ function unnestValues(rows: readonly FitEvent[]): unknown[] {
     column((r) => r.quantity),
     column((r) => r.occurredAt.toISOString()),
     column((r) => r.payloadSha256?.toString('hex') ?? null),
+    column((r) => r.fitFeedback),
+    column((r) => r.newVariantId),
   ];
 }
 
@@ -157,6 +162,8 @@ const FIND_STORED = prepared<{
   occurred_at: Date;
   received_at: Date;
   payload_sha256: Buffer | null;
+  fit_feedback: FitEvent['fitFeedback'];
+  new_variant_id: string | null;
 }>(
   'events.find-stored',
   `SELECT ${EVENT_COLUMNS} FROM events
@@ -168,7 +175,7 @@ const FIND_STORED = prepared<{
 const INSERT_ONE = prepared<{ id: string }>(
   'events.insert-one',
   `INSERT INTO events (${EVENT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
 );
@@ -203,7 +210,7 @@ export class EventsRepository {
   async loadReferences(manager: EntityManager, store: Store, drafts: readonly EventDraft[]): Promise<References> {
     const ids = (pick: (d: EventDraft) => string | null) => [...new Set(drafts.map(pick).filter((id) => id !== null))];
     const productIds = ids((d) => d.productId);
-    const variantIds = ids((d) => d.variantId);
+    const variantIds = [...new Set([...ids((d) => d.variantId), ...ids((d) => d.newVariantId)])];
     const sessionIds = ids((d) => d.sessionId);
     const references = {
       products: new Set<string>(),
@@ -230,9 +237,10 @@ export class EventsRepository {
   /**
    * One event whose only summary is its order line's row (see `touchesOnlyItsLine`), in one statement, atomic on its
    * own: the products, variants and sessions it names are read and locked `FOR KEY SHARE` as `loadReferences` locks
-   * them for a transaction, the event is inserted only when `admissible` (the clock's rules hold) and what it names
-   * is the store's and agrees, and a purchase's order line gets its row (as `recordLineOutcomes` gives it). No `BEGIN` and `COMMIT` round trips. Returns whether
-   * it was inserted, and the references found, from which the caller words a refusal.
+   * them for a transaction, the event is inserted only when `admissible` (the clock's rules hold), it names no
+   * variant exchanged to (such events take the transaction's path) and what it names is the store's and agrees, and
+   * a purchase's order line gets its row (as `recordLineOutcomes` gives it). No `BEGIN` and `COMMIT` round trips.
+   * Returns whether it was inserted, and the references found, from which the caller words a refusal.
    */
   async insertAlone(store: Store, row: FitEvent, admissible: boolean): Promise<{ inserted: boolean; references: References }> {
     const [found] = await run(this.dataSource, INSERT_ALONE, [...columnValues(row), admissible]);
@@ -303,6 +311,8 @@ export class EventsRepository {
         occurredAt: row.occurred_at,
         receivedAt: row.received_at,
         payloadSha256: row.payload_sha256,
+        fitFeedback: row.fit_feedback,
+        newVariantId: row.new_variant_id,
       };
       found.set(deliveryKey(event.source, event.externalId), { event, sha256: event.payloadSha256 });
     }
@@ -320,8 +330,8 @@ export class EventsRepository {
     return manager.existsBy(FitEvent, { productId });
   }
 
-  /** Whether any event names the variant (the catalog's delete-or-archive check, in its transaction). */
+  /** Whether any event names the variant, as its own or as the one exchanged to (the catalog's delete-or-archive check). */
   namesVariant(manager: EntityManager, variantId: string): Promise<boolean> {
-    return manager.existsBy(FitEvent, { variantId });
+    return manager.exists(FitEvent, { where: [{ variantId }, { newVariantId: variantId }] });
   }
 }

@@ -11,6 +11,7 @@ import { readWellFormedEvent } from './dto/event-fast-path.js';
 import type { FitEvent } from './event.entity.js';
 import { checkOccurredAt, deliveryKey, draftEvent, type EventDraft } from './event-rules.js';
 import { EventsRepository, type References } from './events.repository.js';
+import { FitEvidenceRepository } from './fit-evidence.repository.js';
 import { LineSummariesRepository, touchesOnlyItsLine } from './line-summaries.repository.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
@@ -38,6 +39,7 @@ export class EventsService {
     private readonly transactions: Transactions,
     private readonly events: EventsRepository,
     private readonly lineSummaries: LineSummariesRepository,
+    private readonly fitEvidence: FitEvidenceRepository,
   ) {}
 
   /** One event, as the body of a request: refused as a whole (400) if it is not a well-formed event. */
@@ -74,7 +76,8 @@ export class EventsService {
     // One event that names something, with no summary but its order line's row (most of them): one statement too.
     // Anything else runs in a transaction, as below.
     const [first] = drafts;
-    if (drafts.length === 1 && !alone(first.draft) && touchesOnlyItsLine(first.draft)) return this.ingestAlone(store, first, refused, now);
+    const oneStatementWithReferences = (d: EventDraft) => !alone(d) && touchesOnlyItsLine(d) && d.newVariantId === null;
+    if (drafts.length === 1 && oneStatementWithReferences(first.draft)) return this.ingestAlone(store, first, refused, now);
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
     const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => alone(draft));
     const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
@@ -129,6 +132,7 @@ export class EventsService {
       }
 
       await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
+      await this.fitEvidence.recordOutcomes(manager, store, stored, now);
       return results;
     });
   }
@@ -210,6 +214,8 @@ function toRow(draft: EventDraft, store: Store, now: Date): FitEvent {
     orderId: draft.orderId,
     lineItemId: draft.lineItemId,
     reason: draft.reason,
+    fitFeedback: draft.fitFeedback,
+    newVariantId: draft.newVariantId,
     quantity: draft.quantity,
     occurredAt: draft.occurredAt,
     receivedAt: now,
@@ -230,6 +236,13 @@ function checkAgainstStore(draft: EventDraft, references: References, now: Date)
     if (productId === undefined) missing('variant_id');
     else if (productId !== draft.productId && references.products.has(draft.productId as string)) {
       errors.push({ field: 'variant_id', code: 'not_of_product', message: 'variant_id is a variant of another product' });
+    }
+  }
+  if (draft.newVariantId !== null) {
+    const productId = references.variants.get(draft.newVariantId);
+    if (productId === undefined) missing('new_variant_id');
+    else if (productId !== draft.productId && references.products.has(draft.productId as string)) {
+      errors.push({ field: 'new_variant_id', code: 'not_of_product', message: 'new_variant_id is a variant of another product' });
     }
   }
   if (draft.sessionId !== null) {

@@ -50,6 +50,8 @@ export class SessionEventsService {
         orderId: null,
         lineItemId: null,
         reason: null,
+        fitFeedback: null,
+        newVariantId: null,
         quantity: null,
         occurredAt: at,
         receivedAt: at,

@@ -59,7 +59,26 @@ export interface StoredRecommendation {
   alternatives: { size_label: string; variant_id: string | null; confidence: number }[];
   measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
   model_version: string;
+  /** What moved the stated chart's answer; absent on recommendations made before it was recorded. */
+  adjustment?: StoredAdjustment;
   created_at: string;
+}
+
+export const ADJUSTMENT_SOURCES = ['learned', 'merchant', 'none'] as const;
+export type AdjustmentSource = (typeof ADJUSTMENT_SOURCES)[number];
+
+/** The adjustment a recommendation used (snake_case, the API's shape). */
+export interface StoredAdjustment {
+  /** `learned` from outcomes (on top of the merchant's own adjustment), `merchant` (its `fit_adjustment` alone), or none. */
+  source: AdjustmentSource;
+  /** Size steps the product runs small (positive) or large (negative), as used. */
+  size_steps: number;
+  /** The learned offset's standard deviation, in size steps; null unless learned. */
+  sd: number | null;
+  /** The product's own outcomes behind the learned offset. */
+  evidence: number;
+  /** The size the stated chart answers without the learned offset (the reference outcomes are measured from). */
+  chart_size_label: string;
 }
 
 export interface StoredDecision {

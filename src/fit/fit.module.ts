@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { ProductFitController } from './product-fit.controller.js';
+import { ProductFitService } from './product-fit.service.js';
 import { QuestionnairesController } from './questionnaires.controller.js';
 import { QuestionnairesRepository } from './questionnaires.repository.js';
 import { QuestionnairesService } from './questionnaires.service.js';
@@ -9,10 +11,14 @@ import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 
-/** Questionnaires and fit sessions; reads the catalog, records its events through the events module. */
+/**
+ * Questionnaires, fit sessions and how products fit; reads the catalog, records its events through the events module and
+ * learns from the evidence that module keeps.
+ */
 @Module({
   imports: [CatalogModule, EventsModule],
-  controllers: [QuestionnairesController, SessionsController],
-  providers: [QuestionnairesService, SessionsService, QuestionnairesRepository, SessionsRepository, SessionReferences],
+  controllers: [QuestionnairesController, SessionsController, ProductFitController],
+  providers: [QuestionnairesService, SessionsService, ProductFitService, QuestionnairesRepository, SessionsRepository, SessionReferences],
+  exports: [ProductFitService],
 })
 export class FitModule {}

@@ -72,12 +72,13 @@ const LOCK_FOR_ANSWERS = prepared<
     chart_sizes: ChartRow['sizes'];
     type_zone_weights: ZoneWeights;
     product_fit_adjustment: FitAdjustment;
+    product_type_id: string;
   }
 >(
   'sessions.lock-for-answers',
   `SELECT ${SESSION_COLUMNS}, c.measurement_type AS chart_measurement_type, c.ease_cm AS chart_ease_cm,
           c.unit AS chart_unit, c.sizes AS chart_sizes, t.zone_weights AS type_zone_weights,
-          p.fit_adjustment AS product_fit_adjustment
+          p.fit_adjustment AS product_fit_adjustment, p.product_type_id
      FROM sessions s
      JOIN size_charts c ON c.id = s.size_chart_id
      JOIN products p ON p.id = s.product_id
@@ -163,13 +164,13 @@ export class SessionsRepository {
 
   /**
    * The session, locked for the rest of the transaction, with what the engine needs besides the answers (its chart, its
-   * product's fit adjustment and its product type's weights), in one round trip.
+   * product's fit adjustment and type, and its product type's weights), in one round trip.
    */
   async lockForAnswers(
     manager: EntityManager,
     store: Store,
     id: string,
-  ): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment }> {
+  ): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment; productTypeId: string }> {
     const [row] = isId(id) ? await run(manager, LOCK_FOR_ANSWERS, [id, store.id]) : [];
     if (!row) throw ProblemError.notFound('session');
     const session = toSession(row);
@@ -183,6 +184,7 @@ export class SessionsRepository {
       },
       zoneWeights: row.type_zone_weights,
       fitAdjustment: row.product_fit_adjustment,
+      productTypeId: row.product_type_id,
     };
   }
 

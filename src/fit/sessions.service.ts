@@ -5,13 +5,15 @@ import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { Transactions } from '../database/transactions.js';
+import { FitEvidenceRepository } from '../events/fit-evidence.repository.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
-import { type Chart, InsufficientAnswersError, type Recommendation } from './engine/types.js';
+import { learnedOffset } from './engine/learning.js';
+import { type Chart, InsufficientAnswersError, type LearnedShift, type Recommendation } from './engine/types.js';
 import type { FitSession, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
@@ -30,6 +32,7 @@ export class SessionsService {
     private readonly questionnaires: QuestionnairesRepository,
     private readonly sessionEvents: SessionEventsService,
     private readonly catalog: CatalogLookups,
+    private readonly evidence: FitEvidenceRepository,
   ) {}
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
@@ -81,6 +84,8 @@ export class SessionsService {
       const read = readAnswers(request.answers, session.questions);
       if (!read.ok) throw ProblemError.validation(read.errors);
 
+      const now = new Date();
+      const learned = await this.learnedOffset(manager, session, context.productTypeId, now);
       let result: Recommendation;
       try {
         result = recommend({
@@ -88,6 +93,7 @@ export class SessionsService {
           chart: chartInCentimetres(context.chart),
           zoneWeights: context.zoneWeights,
           fitAdjustment: context.fitAdjustment,
+          learned: learned ?? undefined,
         });
       } catch (error) {
         if (error instanceof InsufficientAnswersError) {
@@ -98,7 +104,6 @@ export class SessionsService {
         throw error;
       }
 
-      const now = new Date();
       const variants = await this.catalog.variantsBySize(manager, session.productId);
       const recommendation: StoredRecommendation = {
         id: newId(),
@@ -115,6 +120,13 @@ export class SessionsService {
           Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
         ),
         model_version: result.modelVersion,
+        adjustment: {
+          source: learned ? 'learned' : context.fitAdjustment === 'true_to_size' ? 'none' : 'merchant',
+          size_steps: learned ? learned.steps : MERCHANT_STEPS[context.fitAdjustment],
+          sd: learned ? learned.sd : null,
+          evidence: learned ? learned.count : 0,
+          chart_size_label: result.chartSizeLabel,
+        },
         created_at: now.toISOString(),
       };
       const recommended: Partial<FitSession> = {
@@ -192,6 +204,22 @@ export class SessionsService {
     return { sizeLabel: label, variantId: await this.catalog.variantOfSize(manager, session.sizeChartId, session.productId, label) };
   }
 
+  /**
+   * What the store's outcomes taught about the session's product (learning.ts), as the engine uses it: null while the
+   * store has no outcome that teaches anything, so a store without outcomes gets the stated chart's answers unchanged.
+   */
+  private async learnedOffset(
+    manager: EntityManager,
+    session: FitSession,
+    productTypeId: string,
+    now: Date,
+  ): Promise<(LearnedShift & { count: number }) | null> {
+    const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
+    if (levels.store.count === 0) return null;
+    const offset = learnedOffset(levels, now);
+    return { steps: round2(offset.steps), sd: round2(offset.sd), count: offset.count };
+  }
+
   /** The questionnaire named, else the store's default, else none (the built-in questions). */
   private async questionnaireFor(
     manager: EntityManager,
@@ -208,6 +236,11 @@ export class SessionsService {
     return questionnaire;
   }
 }
+
+/** The merchant's own adjustment in size steps: the tailor moves every range by a third of its width (tailor.ts). */
+const MERCHANT_STEPS = { runs_small: 0.33, true_to_size: 0, runs_large: -0.33 } as const;
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The chart as the engine takes it: every range in centimetres. */
 function chartInCentimetres(chart: ChartRow): Chart {

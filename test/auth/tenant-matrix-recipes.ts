@@ -151,6 +151,9 @@ export const RECIPES: Record<string, Recipe> = {
 
   'GET /v1/stores/{store_id}/metrics': {},
   'GET /v1/stores/{store_id}/metrics/daily': {},
+
+  'GET /v1/stores/{store_id}/products/{product_id}/fit': {},
+  'GET /v1/stores/{store_id}/product-fit': {},
 };
 
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
@@ -168,6 +171,8 @@ export const CONSOLE_RECIPES: Record<string, { form?: Record<string, string | st
   'POST /console/stores/{store_id}/keys': { form: { name: 'console matrix key', scopes: ['catalog'] } },
   'POST /console/stores/{store_id}/keys/{key_id}/revoke': { fresh: 'key' },
   'GET /console/stores/{store_id}/metrics': {},
+  'GET /console/stores/{store_id}/product-fit': {},
+  'GET /console/stores/{store_id}/product-fit/{product_id}': {},
   'POST /console/stores/{store_id}/platform/connect': { form: { shop: 'matrix-shop.myshopify.com' } },
   'POST /console/stores/{store_id}/platform/disconnect': {},
 };
@@ -249,7 +254,7 @@ export function byRule(route: RegisteredRoute, recipe: Recipe, column: Column): 
   if (rule.kind !== 'merchant') throw new Error(`${route.route}: not a merchant route`);
   if (column.operator) return ['403:scope'];
   const scopes = column.scopes ?? [];
-  if (!scopes.includes('admin') && !scopes.includes(rule.scope)) return ['403:scope'];
+  if (!scopes.includes('admin') && !rule.scopes.some((scope) => scopes.includes(scope))) return ['403:scope'];
   if (rule.unrestricted && column.store) return ['403:scope'];
   if (rule.store && column.store && column.store !== 'A1') return ['403:store'];
   // Past the guard: another merchant's ids, or another store's nested ids, are not found.

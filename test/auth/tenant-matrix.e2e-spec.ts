@@ -414,6 +414,7 @@ describe('tenant isolation matrix', () => {
           const values: Record<string, string> = { store_id: worlds.A1.storeId };
           if (route.params.includes('key_id')) values.key_id = await fresh('key', worlds.A1);
           if (route.params.includes('account_id')) values.account_id = await fresh('account', worlds.A1);
+          if (route.params.includes('product_id')) values.product_id = worlds.A1.productId;
           const path = fillPath(route.path, values);
           await client.page(merchant === null ? '/console/login' : '/console'); // a CSRF token of this browser
           const response = route.method === 'GET' ? await client.get(path) : await client.post(path, recipe.form ?? {});

@@ -42,6 +42,8 @@ export const EVENT_FIELDS = [
   'order_id',
   'line_item_id',
   'reason',
+  'fit_feedback',
+  'new_variant_id',
   'quantity',
   'occurred_at',
   'received_at',
@@ -59,6 +61,8 @@ export interface StoredEvent {
   order_id: string | null;
   line_item_id: string | null;
   reason: 'size' | 'other' | null;
+  fit_feedback: 'too_small' | 'too_large' | null;
+  new_variant_id: string | null;
   quantity: number | null;
   occurred_at: string;
   received_at: string;
@@ -237,6 +241,8 @@ export function eventsApi(t: TestApp) {
       order_id: value('order_id'),
       line_item_id: value('line_item_id'),
       reason: value('reason'),
+      fit_feedback: value('fit_feedback'),
+      new_variant_id: typeof body.new_variant_id === 'string' ? body.new_variant_id.toLowerCase() : value('new_variant_id'),
       quantity: body.quantity ?? 1,
       occurred_at: new Date(body.occurred_at as string).toISOString(),
     };

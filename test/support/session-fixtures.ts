@@ -169,6 +169,13 @@ export interface Recommendation {
   alternatives: { size_label: SizeLabel; variant_id: string | null; confidence: number }[];
   measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
   model_version: string;
+  adjustment: {
+    source: 'learned' | 'merchant' | 'none';
+    size_steps: number;
+    sd: number | null;
+    evidence: number;
+    chart_size_label: string;
+  };
   created_at: string;
 }
 
@@ -193,8 +200,27 @@ export function expectWellFormed(recommendation: Recommendation | null, shop: Sh
   expect(recommendation).not.toBeNull();
   const r = recommendation as Recommendation;
   expect(Object.keys(r).sort()).toEqual(
-    ['alternatives', 'confidence', 'created_at', 'fit', 'id', 'measurements', 'model_version', 'size_label', 'variant_id'].sort(),
+    [
+      'adjustment',
+      'alternatives',
+      'confidence',
+      'created_at',
+      'fit',
+      'id',
+      'measurements',
+      'model_version',
+      'size_label',
+      'variant_id',
+    ].sort(),
   );
+  // a store without outcomes: the stated chart's answer, moved by the merchant's own adjustment at most
+  expect(r.adjustment).toEqual({
+    source: expect.stringMatching(/^(none|merchant)$/),
+    size_steps: expect.any(Number),
+    sd: null,
+    evidence: 0,
+    chart_size_label: r.size_label,
+  });
   expect(typeof r.id).toBe('string');
   expect(SIZES).toContain(r.size_label);
   expect(r.variant_id).toBe(shop.variants[r.size_label]);

@@ -51,6 +51,7 @@ export function storePage(context: PageContext, page: StorePage): Html {
     html`<div class="heading-row">
   <h1>${store.name}</h1>
   <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
+  <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
 </div>
 ${page.newKey ? newKeyNotice(page.newKey) : ''}
 <section class="card" id="keys">

@@ -1,5 +1,5 @@
 import { parseRfc3339 } from '../../common/validation/rfc3339.js';
-import { REASONS } from '../event.entity.js';
+import { FIT_FEEDBACK, REASONS } from '../event.entity.js';
 import { EventRequest, MAX_QUANTITY } from './event.dto.js';
 
 /**
@@ -20,6 +20,8 @@ const FIELDS: ReadonlySet<string> = new Set([
   'order_id',
   'line_item_id',
   'reason',
+  'fit_feedback',
+  'new_variant_id',
   'quantity',
   'occurred_at',
 ]);
@@ -46,6 +48,8 @@ export function readWellFormedEvent(item: object): EventRequest | null {
     optional(value.order_id, (v) => text(v, 200)) &&
     optional(value.line_item_id, (v) => text(v, 200)) &&
     optional(value.reason, (v) => (REASONS as readonly unknown[]).includes(v)) &&
+    optional(value.fit_feedback, (v) => (FIT_FEEDBACK as readonly unknown[]).includes(v)) &&
+    optional(value.new_variant_id, uuid) &&
     optional(value.quantity, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_QUANTITY) &&
     parseRfc3339(value.occurred_at) !== null;
   // What plainToInstance(EventRequest, item) gives for a JSON object without nested objects.

@@ -5,7 +5,16 @@ import type { ProblemBody } from '../../common/problems/problem-details.filter.j
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { IsText } from '../../common/validation/text.js';
-import { EVENT_TYPES, type EventType, type FitEvent, INTEGRATION_EVENT_TYPES, type Reason, REASONS } from '../event.entity.js';
+import {
+  EVENT_TYPES,
+  type EventType,
+  FIT_FEEDBACK,
+  type FitEvent,
+  type FitFeedback,
+  INTEGRATION_EVENT_TYPES,
+  type Reason,
+  REASONS,
+} from '../event.entity.js';
 import { EXAMPLE_ID, EXAMPLE_REQUEST_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export const MAX_QUANTITY = 1_000_000;
@@ -28,6 +37,8 @@ const EXAMPLE_EVENT = {
   store_id: EXAMPLE_ID.store,
   ...EXAMPLE_REQUEST_EVENT,
   reason: null,
+  fit_feedback: null,
+  new_variant_id: null,
   received_at: EXAMPLE_TIME.received,
 };
 export const MAX_BATCH = 500;
@@ -121,6 +132,28 @@ export class EventRequest {
   @IsOptional()
   @IsIn(REASONS, { message: 'reason must be size or other' })
   reason?: Reason | null;
+
+  @ApiPropertyOptional({
+    enum: [...FIT_FEEDBACK, null],
+    nullable: true,
+    description:
+      'Which way the size was wrong: `too_small` (the shopper needed a bigger size) or `too_large`. Only with `reason: "size"` on `return_requested` and `size_exchange`; send it when the shopper said.',
+    example: 'too_small',
+  })
+  @IsOptional()
+  @IsIn(FIT_FEEDBACK, { message: 'fit_feedback must be too_small or too_large' })
+  fit_feedback?: FitFeedback | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'On `size_exchange` only: the variant of the same product the shopper exchanged to (another size).',
+    example: EXAMPLE_ID.variant,
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'new_variant_id must be an id' })
+  new_variant_id?: string | null;
 
   @ApiPropertyOptional({
     type: 'integer',
@@ -218,6 +251,18 @@ export class EventResponse {
   })
   quantity: number | null;
 
+  @ApiProperty({
+    enum: [...FIT_FEEDBACK, null],
+    nullable: true,
+    type: String,
+    description: 'null unless a return or exchange for size said which way.',
+    example: null,
+  })
+  fit_feedback: FitFeedback | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null except on size exchanges that name it.', example: null })
+  new_variant_id: string | null;
+
   @ApiProperty({ format: 'date-time', example: EXAMPLE_EVENT.occurred_at })
   occurred_at: string;
 
@@ -238,6 +283,8 @@ export class EventResponse {
       line_item_id: event.lineItemId,
       reason: event.reason,
       quantity: event.quantity,
+      fit_feedback: event.fitFeedback,
+      new_variant_id: event.newVariantId,
       occurred_at: event.occurredAt.toISOString(),
       received_at: event.receivedAt.toISOString(),
     };

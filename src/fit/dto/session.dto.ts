@@ -5,12 +5,15 @@ import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { FIT_VERDICTS } from '../engine/types.js';
 import {
+  ADJUSTMENT_SOURCES,
+  type AdjustmentSource,
   type FitSession,
   OUTCOMES,
   type Outcome,
   type Question,
   SESSION_STATES,
   type SessionState,
+  type StoredAdjustment,
   type StoredDecision,
   type StoredRecommendation,
 } from '../fit.entities.js';
@@ -127,6 +130,32 @@ const MEASUREMENT_DOC = {
   },
 };
 
+class AdjustmentResponse {
+  @ApiProperty({
+    enum: ADJUSTMENT_SOURCES,
+    description:
+      '`learned`: shifted by what this store’s outcomes taught about the product (on top of the merchant’s `fit_adjustment`); ' +
+      '`merchant`: the product’s `fit_adjustment` alone; `none`: the stated chart as it is.',
+    example: 'learned',
+  })
+  source: AdjustmentSource;
+
+  @ApiProperty({
+    description: 'Size steps the product runs small (positive: shoppers need a bigger size) or large (negative), as used.',
+    example: 0.42,
+  })
+  size_steps: number;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Uncertainty of a learned offset, in size steps.', example: 0.18 })
+  sd: number | null;
+
+  @ApiProperty({ type: 'integer', description: 'The product’s own outcomes behind a learned offset.', example: 37 })
+  evidence: number;
+
+  @ApiProperty({ description: 'What the stated chart answers without the learned offset.', example: 'M' })
+  chart_size_label: string;
+}
+
 export class RecommendationResponse extends SizeProbabilityResponse {
   @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.recommendation })
   id: string;
@@ -162,8 +191,18 @@ export class RecommendationResponse extends SizeProbabilityResponse {
   })
   measurements: StoredRecommendation['measurements'];
 
-  @ApiProperty({ example: 'civilian-20261125-7482d186' })
+  @ApiProperty({
+    description: 'The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`).',
+    example: 'civilian-20261125-7482d186',
+  })
   model_version: string;
+
+  @ApiProperty({
+    type: AdjustmentResponse,
+    nullable: true,
+    description: 'What moved the stated chart’s answer. null on recommendations made before adjustments were reported.',
+  })
+  adjustment: AdjustmentResponse | null;
 
   @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   created_at: string;
@@ -233,7 +272,7 @@ export class SessionResponse {
   answers: Record<string, unknown> | null;
 
   @ApiProperty({ ...orNull('RecommendationResponse'), description: 'null until answered.' })
-  recommendation: StoredRecommendation | null;
+  recommendation: PresentedRecommendation | null;
 
   @ApiProperty({ ...orNull('DecisionResponse'), description: 'null until decided.' })
   decision: StoredDecision | null;
@@ -268,8 +307,11 @@ export class SessionResponse {
   }
 }
 
+/** A recommendation as answered: its adjustment always present, null when it was made before they were recorded. */
+type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment'> & { adjustment: StoredAdjustment | null };
+
 /** The stored JSON in the documented field order (jsonb keeps its own key order). */
-function presentRecommendation(r: StoredRecommendation): StoredRecommendation {
+function presentRecommendation(r: StoredRecommendation): PresentedRecommendation {
   return {
     id: r.id,
     size_label: r.size_label,
@@ -281,6 +323,15 @@ function presentRecommendation(r: StoredRecommendation): StoredRecommendation {
       Object.entries(r.measurements).map(([zone, m]) => [zone, { value_cm: m.value_cm, source: m.source, sd_cm: m.sd_cm }]),
     ),
     model_version: r.model_version,
+    adjustment: r.adjustment
+      ? {
+          source: r.adjustment.source,
+          size_steps: r.adjustment.size_steps,
+          sd: r.adjustment.sd,
+          evidence: r.adjustment.evidence,
+          chart_size_label: r.adjustment.chart_size_label,
+        }
+      : null,
     created_at: r.created_at,
   };
 }

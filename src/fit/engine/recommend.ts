@@ -16,6 +16,7 @@ import {
   type ZonePrediction,
 } from './body-model.js';
 import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
+import { shiftProbabilities } from './learned-shift.js';
 import { ANSWER_SD_CM } from './limits.js';
 import { bestSizeIndex, effectiveBounds, fitVerdict, leastExcessSize, prepareChart, type PreparedChart } from './tailor.js';
 import {
@@ -250,7 +251,9 @@ export function sizeProbabilities(
 export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MODEL): Recommendation {
   const { chart, fitAdjustment } = input;
   const fitPreference = input.shopper.fitPreference ?? 'regular';
-  const { prepared, probability, allAnswered, answer, answeredMask, answerNoise, components } = analyse(input, bodyModel);
+  const analysis = analyse(input, bodyModel);
+  const { prepared, allAnswered, answer, answeredMask, answerNoise, components } = analysis;
+  let probability: readonly number[] = analysis.probability;
   const sizes = prepared.labels.length;
 
   // the recommendation
@@ -263,6 +266,18 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   } else {
     chosen = 0;
     for (let s = 1; s < sizes; s++) if (probability[s] > probability[chosen]) chosen = s;
+  }
+  const chartChoice = chosen;
+  const learned = input.learned && { steps: round(input.learned.steps, 2), sd: round(Math.max(input.learned.sd, 0), 2) };
+  if (learned) {
+    probability = shiftProbabilities(probability, learned.steps, learned.sd);
+    // the most likely size after the shift; of equally likely ones, the nearest to the chart's own answer
+    for (let s = 0; s < sizes; s++) {
+      const better = probability[s] > probability[chosen] + 1e-12;
+      const asLikelyAndNearer =
+        Math.abs(probability[s] - probability[chosen]) <= 1e-12 && Math.abs(s - chartChoice) < Math.abs(chosen - chartChoice);
+      if (better || asLikelyAndNearer) chosen = s;
+    }
   }
   const alternatives: SizeProbability[] = probability
     .map((p, s) => ({ s, p }))
@@ -328,6 +343,7 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     alternatives,
     fit,
     measurements,
-    modelVersion: bodyModel.version,
+    chartSizeLabel: prepared.labels[chartChoice],
+    modelVersion: learned ? `${bodyModel.version}+learned.${learned.steps.toFixed(2)}.${learned.sd.toFixed(2)}` : bodyModel.version,
   };
 }

@@ -54,6 +54,17 @@ export interface RecommendInput {
   readonly chart: Chart;
   readonly zoneWeights: ZoneWeights;
   readonly fitAdjustment: FitAdjustment;
+  /**
+   * What outcomes taught about the product: its sizes run `steps` sizes small (positive) or large (negative), known to
+   * within `sd` steps (fit/engine/learning.ts). Absent: the stated chart alone.
+   */
+  readonly learned?: LearnedShift;
+}
+
+/** A learned offset as the engine uses it, in size steps; both are rounded to hundredths, as `modelVersion` names them. */
+export interface LearnedShift {
+  readonly steps: number;
+  readonly sd: number;
 }
 
 export interface MeasurementUsed {
@@ -77,6 +88,9 @@ export interface Recommendation {
   readonly fit: Partial<Record<Zone, FitVerdict>>;
   /** Every zone the decision used: answered, or estimated with its standard deviation. */
   readonly measurements: Partial<Record<Zone, MeasurementUsed>>;
+  /** The size the stated chart answers, before any learned offset (the same as `sizeLabel` without one). */
+  readonly chartSizeLabel: string;
+  /** The body model's version, with the learned offset used when there is one (`…+learned.0.42.0.18`). */
   readonly modelVersion: string;
 }
 

@@ -1,0 +1,82 @@
+/**
+ * The engine that never learns, on RentTheRunway: a size chart per category on the shop's numeric scale, read from the
+ * customer's answers. One least-squares regression of the size rented on height, weight, bra band and cup and body type,
+ * fitted on the rentals whose verdict was "fit" (their size was right), plus a per-category shift (the category's mean
+ * residual, shrunk towards 0 by CATEGORY_PRIOR rentals). A missing answer is replaced by the training mean and flagged,
+ * so the flag's coefficient carries what not answering says.
+ */
+import { ols } from '../../src/fit/engine/linalg.js';
+import type { Rental } from './rtr.js';
+
+/** One size step on the shop's scale: its common sizes (4, 8, 12, 16, …) lie 4 apart. */
+export const SIZE_STEP = 4;
+const CATEGORY_PRIOR = 50;
+const BODY_TYPES = ['hourglass', 'athletic', 'petite', 'straight & narrow', 'pear', 'full bust', 'apple'];
+/** Answers outside these ranges are typing errors and count as not given. */
+const PLAUSIBLE = { heightIn: [48, 84], weightLbs: [70, 400], bustBand: [28, 48] } as const;
+
+export interface SizeChart {
+  /** The size the chart recommends for this customer in this category, on the shop's scale. */
+  recommend(r: Rental): number;
+}
+
+type Answer = 'heightIn' | 'weightLbs' | 'bustBand' | 'cup';
+const ANSWERS: readonly Answer[] = ['heightIn', 'weightLbs', 'bustBand', 'cup'];
+
+function answer(r: Rental, key: Answer): number | null {
+  const v = r[key];
+  if (v === null || key === 'cup') return v;
+  const [min, max] = PLAUSIBLE[key];
+  return v >= min && v <= max ? v : null;
+}
+
+export function fitChart(training: readonly Rental[]): SizeChart {
+  const fits = training.filter((r) => r.verdict === 'fit');
+  const means = Object.fromEntries(
+    ANSWERS.map((key) => {
+      const given = fits.map((r) => answer(r, key)).filter((v): v is number => v !== null);
+      return [key, given.reduce((a, b) => a + b, 0) / Math.max(given.length, 1)];
+    }),
+  ) as Record<Answer, number>;
+  // band and cup are one answer: both given or neither
+  const full = (r: Rental): number[] => {
+    const [height, weight, band, cup] = ANSWERS.map((key) => answer(r, key));
+    const bust = band !== null && cup !== null;
+    const centred = (v: number | null, key: Answer) => (v === null ? 0 : v - means[key]);
+    return [
+      1,
+      centred(height, 'heightIn'),
+      height === null ? 1 : 0,
+      centred(weight, 'weightLbs'),
+      weight === null ? 1 : 0,
+      bust ? centred(band, 'bustBand') : 0,
+      bust ? centred(cup, 'cup') : 0,
+      bust ? 0 : 1,
+      ...BODY_TYPES.map((t) => (r.bodyType === t ? 1 : 0)),
+    ];
+  };
+  // a column no training row sets (an answer all gave, a body type none named) would make the fit singular
+  const fullRows = fits.map(full);
+  const used = fullRows[0].map((_, j) => fullRows.some((row) => row[j] !== 0));
+  const design = (r: Rental): number[] => full(r).filter((_, j) => used[j]);
+  const x = fullRows.map((row) => row.filter((_, j) => used[j]));
+  const { coefficients, residuals } = ols(
+    x,
+    fits.map((r) => [r.size]),
+  );
+  const beta = coefficients[0];
+  const shift = new Map<string, { sum: number; n: number }>();
+  fits.forEach((r, i) => {
+    const s = shift.get(r.category) ?? { sum: 0, n: 0 };
+    s.sum += residuals[i][0];
+    s.n += 1;
+    shift.set(r.category, s);
+  });
+  return {
+    recommend(r: Rental): number {
+      const s = shift.get(r.category);
+      const base = design(r).reduce((sum, v, i) => sum + v * beta[i], 0);
+      return base + (s ? s.sum / (s.n + CATEGORY_PRIOR) : 0);
+    },
+  };
+}

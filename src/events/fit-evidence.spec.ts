@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import { evidenceOf, type Outcome, teachesFit } from './fit-evidence.js';
+
+const at = new Date('2026-11-01T10:00:00Z');
+const outcome = (type: string, fields: Partial<Outcome> = {}): Outcome => ({
+  type,
+  reason: null,
+  fitFeedback: null,
+  occurredAt: at,
+  ...fields,
+});
+const sizes = (bought: number | null, recommended: number | null = null, exchangedTo: number | null = null) => ({
+  bought,
+  recommended,
+  exchangedTo,
+});
+
+describe('evidenceOf', () => {
+  it('reads a kept item as the shopper’s size, measured from what the chart recommended', () => {
+    expect(evidenceOf(outcome('item_kept'), sizes(2, 2))).toEqual({ kind: 'kept', steps: 0, at });
+    expect(evidenceOf(outcome('item_kept'), sizes(3, 2))).toEqual({ kind: 'kept_after_override', steps: 1, at });
+    // bought without a session: the shopper's own choice is the reference
+    expect(evidenceOf(outcome('item_kept'), sizes(3))).toEqual({ kind: 'kept', steps: 0, at });
+  });
+
+  it('reads a return for size by its direction, or as a size problem with none', () => {
+    const small = outcome('return_requested', { reason: 'size', fitFeedback: 'too_small' });
+    expect(evidenceOf(small, sizes(2, 2))).toEqual({ kind: 'size_return', steps: 1, at });
+    expect(evidenceOf(small, sizes(3, 2))).toEqual({ kind: 'size_return', steps: 2, at });
+    expect(evidenceOf({ ...small, fitFeedback: 'too_large' }, sizes(2))).toEqual({ kind: 'size_return', steps: -1, at });
+    expect(evidenceOf({ ...small, fitFeedback: null }, sizes(2))).toEqual({ kind: 'size_return', steps: null, at });
+  });
+
+  it('reads an exchange by the size it went to, else by its direction', () => {
+    const exchange = outcome('size_exchange', { reason: 'size' });
+    expect(evidenceOf(exchange, sizes(3, 2, 1))).toEqual({ kind: 'size_exchange', steps: -1, at });
+    expect(evidenceOf({ ...exchange, fitFeedback: 'too_small' }, sizes(2, null, 4))).toEqual({ kind: 'size_exchange', steps: 2, at });
+    expect(evidenceOf({ ...exchange, fitFeedback: 'too_large' }, sizes(2))).toEqual({ kind: 'size_exchange', steps: -1, at });
+    expect(evidenceOf(exchange, sizes(2))).toEqual({ kind: 'size_exchange', steps: null, at });
+  });
+
+  it('learns nothing from other events, from returns for other reasons, or from a size the chart no longer has', () => {
+    expect(evidenceOf(outcome('purchase'), sizes(2))).toBeNull();
+    expect(evidenceOf(outcome('return_requested', { reason: 'other' }), sizes(2))).toBeNull();
+    expect(evidenceOf(outcome('item_kept'), sizes(null, 2))).toBeNull();
+    expect(teachesFit({ type: 'size_exchange', reason: 'other' })).toBe(false);
+    expect(teachesFit({ type: 'item_kept', reason: null })).toBe(true);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Learning from outcomes, e2e: what shoppers keep, return and exchange moves the product's learned offset (GET
+ * …/products/{id}/fit, GET …/product-fit), the fit flow's recommendations use it, each outcome counts once however
+ * often and however concurrently it is delivered, and nothing crosses a store.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { bearer, useApp } from '../support/app.js';
+import { createStore, expectProblem, issueKey } from '../support/fixtures.js';
+import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
+import { createShop, type Shop, SIZES } from '../support/session-fixtures.js';
+
+/** A shopper whose size on the shop's chart is M by every zone (both answered). */
+const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
+
+describe('learning how products fit from outcomes', () => {
+  const t = useApp();
+  const { newShop, batchRaw, postRaw } = eventsApi(t);
+
+  const fitOf = (shop: Shop, productId = shop.productId, secret = shop.secret) =>
+    t.http().get(`/v1/stores/${shop.storeId}/products/${productId}/fit`).set(bearer(secret));
+
+  /** `lines` order lines of size `size`, each bought then returned (or exchanged) for size with `extra` fields. */
+  async function outcomes(shop: Shop, lines: number, size: (typeof SIZES)[number], type: string, extra: Record<string, unknown> = {}) {
+    const events = [];
+    for (let i = 0; i < lines; i++) {
+      const line = { order_id: uniqueId('order'), line_item_id: uniqueId('line'), variant_id: shop.variants[size] };
+      events.push(eventBody('purchase', shop, line));
+      events.push(eventBody(type, shop, { ...line, ...extra }));
+    }
+    const response = await batchRaw(shop, { events });
+    expect(response.status).toBe(200);
+    expect((response.body.results as { status: number }[]).map((r) => r.status)).toEqual(events.map(() => 201));
+  }
+
+  async function recommendation(shop: Shop) {
+    const started = await t
+      .http()
+      .post(`/v1/stores/${shop.storeId}/sessions`)
+      .set(bearer(shop.secret))
+      .send({ product_id: shop.productId });
+    expect(started.status).toBe(201);
+    const answered = await t
+      .http()
+      .post(`/v1/stores/${shop.storeId}/sessions/${started.body.id}/answers`)
+      .set(bearer(shop.secret))
+      .send({ answers: SHOPPER });
+    expect(answered.status).toBe(200);
+    return { sessionId: started.body.id as string, recommendation: answered.body.recommendation };
+  }
+
+  it('learns that a product returned as too small runs small, and recommends a size up', async () => {
+    const shop = await newShop();
+    const before = await recommendation(shop);
+    expect(before.recommendation.adjustment).toEqual({
+      source: 'none',
+      size_steps: 0,
+      sd: null,
+      evidence: 0,
+      chart_size_label: before.recommendation.size_label,
+    });
+
+    await outcomes(shop, 40, 'M', 'return_requested', { fit_feedback: 'too_small' });
+    const fit = await fitOf(shop);
+    expect(fit.status).toBe(200);
+    expect(fit.body).toMatchObject({ product_id: shop.productId, direction: 'runs_small' });
+    expect(fit.body.learned.size_steps).toBeGreaterThan(0.5);
+    expect(fit.body.learned.low).toBeGreaterThan(0);
+    expect(fit.body.learned.outcomes).toBe(40);
+    expect(fit.body.sizes.map((s: { size_label: string }) => s.size_label)).toEqual([...SIZES]);
+    expect(fit.body.sizes[1]).toEqual({
+      size_label: 'M',
+      purchased: 40,
+      kept: 0,
+      size_returns: 40,
+      size_exchanges: 0,
+      too_small: 40,
+      too_large: 0,
+      size_return_rate: 1,
+      size_exchange_rate: 0,
+    });
+    expect(fit.body.sizes[0]).toMatchObject({ size_label: 'S', purchased: 0, size_return_rate: null });
+
+    const after = await recommendation(shop);
+    const index = (label: string) => SIZES.indexOf(label as (typeof SIZES)[number]);
+    expect(after.recommendation.adjustment).toMatchObject({
+      source: 'learned',
+      evidence: 40,
+      chart_size_label: before.recommendation.size_label,
+    });
+    expect(after.recommendation.adjustment.size_steps).toBe(fit.body.learned.size_steps);
+    expect(index(after.recommendation.size_label)).toBe(index(before.recommendation.size_label) + 1);
+    expect(after.recommendation.model_version).toMatch(/\+learned\.\d+\.\d{2}\.\d+\.\d{2}$/);
+    expect(after.recommendation.model_version.startsWith(before.recommendation.model_version)).toBe(true);
+  });
+
+  it('learns from exchanges to a named size, and ranks products by the evidence that they run small or large', async () => {
+    const shop = await newShop();
+    const base = `/v1/stores/${shop.storeId}`;
+    const second = await t
+      .http()
+      .post(`${base}/products`)
+      .set(bearer(shop.secret))
+      .send({ title: 'Roomy tee', external_id: uniqueId('p'), product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId });
+    expect(second.status).toBe(201);
+    const roomy: Shop = { ...shop, productId: second.body.id, variants: { ...shop.variants } };
+    for (const label of SIZES) {
+      const v = await t
+        .http()
+        .post(`${base}/products/${roomy.productId}/variants`)
+        .set(bearer(shop.secret))
+        .send({ size_label: label, sku: uniqueId('sku') });
+      expect(v.status).toBe(201);
+      roomy.variants[label] = v.body.id;
+    }
+    await outcomes(shop, 30, 'M', 'return_requested', { fit_feedback: 'too_small' });
+    // every exchange of the roomy tee went from L to S: two sizes down
+    const exchanges = [];
+    for (let i = 0; i < 30; i++) {
+      const line = { order_id: uniqueId('order'), line_item_id: uniqueId('line'), variant_id: roomy.variants.L };
+      exchanges.push(eventBody('purchase', roomy, line), eventBody('size_exchange', roomy, { ...line, new_variant_id: roomy.variants.S }));
+    }
+    expect((await batchRaw(roomy, { events: exchanges })).status).toBe(200);
+
+    const roomyFit = await fitOf(roomy);
+    expect(roomyFit.body.direction).toBe('runs_large');
+    expect(roomyFit.body.learned.size_steps).toBeLessThan(-0.5);
+    expect(roomyFit.body.sizes[2]).toMatchObject({ size_label: 'L', purchased: 30, size_exchanges: 30, size_exchange_rate: 1 });
+
+    const ranked = await t.http().get(`${base}/product-fit`).set(bearer(shop.secret));
+    expect(ranked.status).toBe(200);
+    expect(ranked.body.data.map((p: { product_id: string; direction: string }) => [p.product_id, p.direction]).sort()).toEqual(
+      [
+        [shop.productId, 'runs_small'],
+        [roomy.productId, 'runs_large'],
+      ].sort(),
+    );
+    const runsLarge = await t.http().get(`${base}/product-fit?direction=runs_large&limit=5`).set(bearer(shop.secret));
+    expect(runsLarge.body.data).toEqual([
+      expect.objectContaining({ product_id: roomy.productId, title: 'Roomy tee', direction: 'runs_large' }),
+    ]);
+    expectProblem(await t.http().get(`${base}/product-fit?direction=sideways`).set(bearer(shop.secret)), 400, 'validation_failed');
+    expectProblem(await t.http().get(`${base}/product-fit?limit=0`).set(bearer(shop.secret)), 400, 'validation_failed');
+  });
+
+  it('never learns across stores: the same product in another store keeps the stated chart', async () => {
+    const shop = await newShop();
+    const otherStoreId = await createStore(t, shop.secret);
+    const twin = await createShop(t, otherStoreId, shop.secret);
+    await outcomes(shop, 30, 'M', 'return_requested', { fit_feedback: 'too_small' });
+
+    const twinFit = await fitOf(twin);
+    expect(twinFit.status).toBe(200);
+    expect(twinFit.body.learned).toMatchObject({ size_steps: 0, outcomes: 0 });
+    expect(twinFit.body.direction).toBe('uncertain');
+    expect((await recommendation(twin)).recommendation.adjustment.source).toBe('none');
+    expect((await t.http().get(`/v1/stores/${otherStoreId}/product-fit`).set(bearer(shop.secret))).body.data).toEqual([]);
+    // the first store's product is not the second store's
+    expectProblem(await fitOf(twin, shop.productId), 404, 'not_found');
+  });
+
+  it('counts an outcome once however many times, and however concurrently, it is delivered', async () => {
+    const shop = await newShop();
+    const line = { order_id: uniqueId('order'), line_item_id: uniqueId('line'), variant_id: shop.variants.M };
+    expect((await postRaw(shop, eventBody('purchase', shop, line))).status).toBe(201);
+    const returned = eventBody('return_requested', shop, { ...line, fit_feedback: 'too_small' });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => postRaw(shop, returned)));
+    expect(answers.map((a) => a.status).sort()).toEqual([...Array(11).fill(200), 201]);
+
+    // distinct outcomes of one product, all at once: every one counted
+    const lines = Array.from({ length: 16 }, () => ({
+      order_id: uniqueId('order'),
+      line_item_id: uniqueId('line'),
+      variant_id: shop.variants.L,
+    }));
+    const kept = await Promise.all(lines.map((l) => postRaw(shop, eventBody('item_kept', shop, l))));
+    expect(kept.map((k) => k.status)).toEqual(lines.map(() => 201));
+
+    const fit = await fitOf(shop);
+    expect(fit.body.learned.outcomes).toBe(17);
+    expect(fit.body.sizes[1]).toMatchObject({ size_label: 'M', size_returns: 1, too_small: 1 });
+    expect(fit.body.sizes[2]).toMatchObject({ size_label: 'L', kept: 16 });
+  });
+
+  it('takes a key with the catalog or the analytics scope, refuses others, and answers 404 for an unknown product', async () => {
+    const shop = await newShop();
+    for (const scopes of [['catalog'], ['analytics']]) {
+      const key = await issueKey(t, shop.secret, { scopes, store_id: shop.storeId });
+      expect((await fitOf(shop, shop.productId, key.secret)).status).toBe(200);
+      expect((await t.http().get(`/v1/stores/${shop.storeId}/product-fit`).set(bearer(key.secret))).status).toBe(200);
+    }
+    const fitOnly = await issueKey(t, shop.secret, { scopes: ['fit', 'events'], store_id: shop.storeId });
+    expectProblem(await fitOf(shop, shop.productId, fitOnly.secret), 403, 'insufficient_scope');
+    expectProblem(await fitOf(shop, '0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b'), 404, 'not_found');
+    expectProblem(await fitOf(shop, 'not-an-id'), 404, 'not_found');
+  });
+});
