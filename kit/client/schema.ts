@@ -6803,9 +6803,9 @@ export interface operations {
     ProductFitController_list: {
         parameters: {
             query?: {
+                limit?: number;
                 /** @description Only the products learned to fit this way (default: those that run small or large). */
                 direction?: "runs_small" | "runs_large" | "true_to_size" | "uncertain";
-                limit?: number;
             };
             header?: never;
             path: {

@@ -85,7 +85,7 @@ export class SessionsService {
       if (!read.ok) throw ProblemError.validation(read.errors);
 
       const now = new Date();
-      const learned = await this.learnedOffset(manager, session, context.productTypeId, now);
+      const learned = await this.learnedShift(manager, session, context.productTypeId, now);
       let result: Recommendation;
       try {
         result = recommend({
@@ -208,7 +208,7 @@ export class SessionsService {
    * What the store's outcomes taught about the session's product (learning.ts), as the engine uses it: null while the
    * store has no outcome that teaches anything, so a store without outcomes gets the stated chart's answers unchanged.
    */
-  private async learnedOffset(
+  private async learnedShift(
     manager: EntityManager,
     session: FitSession,
     productTypeId: string,

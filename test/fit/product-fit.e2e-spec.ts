@@ -7,7 +7,8 @@ import { describe, expect, it } from '@jest/globals';
 import { bearer, useApp } from '../support/app.js';
 import { createStore, expectProblem, issueKey } from '../support/fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
-import { createShop, type Shop, SIZES } from '../support/session-fixtures.js';
+import { sessionsApi } from '../support/session-api.js';
+import { createShop, type Recommendation, type Shop, SIZES } from '../support/session-fixtures.js';
 
 /** A shopper whose size on the shop's chart is M by every zone (both answered). */
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
@@ -15,6 +16,7 @@ const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit:
 describe('learning how products fit from outcomes', () => {
   const t = useApp();
   const { newShop, batchRaw, postRaw } = eventsApi(t);
+  const { recommended } = sessionsApi(t);
 
   const fitOf = (shop: Shop, productId = shop.productId, secret = shop.secret) =>
     t.http().get(`/v1/stores/${shop.storeId}/products/${productId}/fit`).set(bearer(secret));
@@ -32,21 +34,11 @@ describe('learning how products fit from outcomes', () => {
     expect((response.body.results as { status: number }[]).map((r) => r.status)).toEqual(events.map(() => 201));
   }
 
-  async function recommendation(shop: Shop) {
-    const started = await t
-      .http()
-      .post(`/v1/stores/${shop.storeId}/sessions`)
-      .set(bearer(shop.secret))
-      .send({ product_id: shop.productId });
-    expect(started.status).toBe(201);
-    const answered = await t
-      .http()
-      .post(`/v1/stores/${shop.storeId}/sessions/${started.body.id}/answers`)
-      .set(bearer(shop.secret))
-      .send({ answers: SHOPPER });
-    expect(answered.status).toBe(200);
-    return { sessionId: started.body.id as string, recommendation: answered.body.recommendation };
-  }
+  /** A recommendation for the shopper on the shop's product. */
+  const recommendation = async (shop: Shop) => {
+    const session = await recommended(shop, SHOPPER);
+    return { sessionId: session.id, recommendation: session.recommendation as Recommendation };
+  };
 
   it('learns that a product returned as too small runs small, and recommends a size up', async () => {
     const shop = await newShop();

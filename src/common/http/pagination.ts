@@ -3,8 +3,8 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
-/** `?limit=&starting_after=` on every list. */
-export class PageQuery {
+/** `?limit=`: how many items a list or a ranking answers. */
+export class LimitQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 50 })
   @IsOptional()
   @Type(() => Number)
@@ -12,7 +12,10 @@ export class PageQuery {
   @Min(1)
   @IsInt({ message: 'limit must be a whole number from 1 to 100' })
   limit?: number;
+}
 
+/** `?limit=&starting_after=` on every list. */
+export class PageQuery extends LimitQuery {
   @ApiPropertyOptional({
     description: 'The id of the last item of the previous page (its `next_cursor`).',
     example: '0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b',

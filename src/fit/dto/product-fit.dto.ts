@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { LimitQuery } from '../../common/http/pagination.js';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
 
@@ -114,7 +114,7 @@ export class ProductFitListResponse {
   computed_at: string;
 }
 
-export class ProductFitListQuery {
+export class ProductFitListQuery extends LimitQuery {
   @ApiPropertyOptional({
     enum: FIT_DIRECTIONS,
     description: 'Only the products learned to fit this way (default: those that run small or large).',
@@ -122,12 +122,4 @@ export class ProductFitListQuery {
   @IsOmittable()
   @IsIn(FIT_DIRECTIONS, { message: `direction must be one of ${FIT_DIRECTIONS.join(', ')}` })
   direction?: FitDirection;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(100)
-  @Min(1)
-  @IsInt({ message: 'limit must be a whole number from 1 to 100' })
-  limit?: number;
 }
