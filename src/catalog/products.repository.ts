@@ -56,10 +56,15 @@ export class ProductsRepository {
     return findInStore(this.dataSource.manager, Product, store, id, 'product');
   }
 
+  /** The manager for reads outside a transaction. */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
   /** The store's product `id` (404 otherwise) with its chart's size labels, in chart order. */
-  async getWithSizes(store: Store, id: string): Promise<{ product: Product; labels: string[] }> {
-    const product = await this.get(store, id);
-    const chart = await this.dataSource.manager.findOneByOrFail(SizeChart, { id: product.sizeChartId, storeId: store.id });
+  async getWithSizes(manager: EntityManager, store: Store, id: string): Promise<{ product: Product; labels: string[] }> {
+    const product = await findInStore(manager, Product, store, id, 'product');
+    const chart = await manager.findOneByOrFail(SizeChart, { id: product.sizeChartId, storeId: store.id });
     return { product, labels: chart.sizes.map((size) => size.label) };
   }
 

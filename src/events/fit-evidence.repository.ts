@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, type EvidenceSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, type Evidence, type EvidenceSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 import { evidenceOf, teachesFit } from './fit-evidence.js';
@@ -74,7 +74,7 @@ const OUTCOME_SIZES = prepared<{
     WHERE e.store_id = $1 AND e.id = ANY($2::uuid[])`,
 );
 
-/** Sums added to each product's row; rows are given sorted by product, so concurrent transactions lock them in one order. */
+/** Sums added to each product's row (sorted by product by the caller). */
 const ADD = prepared<never>(
   'fit-evidence.add',
   `INSERT INTO fit_evidence AS f (merchant_id, store_id, product_id, product_type_id, ${SUMS}, updated_at)
@@ -164,6 +164,30 @@ export class FitEvidenceRepository {
       const known = products.get(row.product_id) ?? { productTypeId: row.product_type_id, sums: NO_EVIDENCE };
       products.set(row.product_id, { productTypeId: known.productTypeId, sums: addSums(known.sums, sumsOf(evidence)) });
     }
+    await this.add(manager, store, products, now);
+  }
+
+  /**
+   * A shopper's choice of another size than the stated chart's answer (weak evidence of its direction), in the
+   * transaction that records the decision.
+   */
+  async recordOverride(
+    manager: EntityManager,
+    store: Store,
+    product: { id: string; productTypeId: string },
+    evidence: Evidence,
+    now: Date,
+  ): Promise<void> {
+    await this.add(manager, store, new Map([[product.id, { productTypeId: product.productTypeId, sums: sumsOf(evidence) }]]), now);
+  }
+
+  /** Adds sums to products' rows, sorted by product so that concurrent transactions lock them in one order. */
+  private async add(
+    manager: EntityManager,
+    store: Store,
+    products: ReadonlyMap<string, { productTypeId: string; sums: EvidenceSums }>,
+    now: Date,
+  ): Promise<void> {
     if (!products.size) return;
     const sorted = [...products].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const column = <T>(pick: (entry: { productTypeId: string; sums: EvidenceSums }) => T) => sorted.map(([, entry]) => pick(entry));

@@ -176,6 +176,7 @@ export class SessionsService {
       };
       const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
       await this.sessions.recordDecision(manager, session.id, decision, now);
+      await this.learnFromChoice(manager, store, session, session.recommendation, choice.sizeLabel, now);
       await this.sessionEvents.record(manager, session, now, [
         {
           type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
@@ -218,6 +219,26 @@ export class SessionsService {
     if (levels.store.count === 0) return null;
     const offset = learnedOffset(levels, now);
     return { steps: round2(offset.steps), sd: round2(offset.sd), count: offset.count };
+  }
+
+  /**
+   * A size chosen other than the stated chart's answer is weak evidence of which way the product fits (an override
+   * that is then kept counts again, as strong evidence, when the outcome arrives).
+   */
+  private async learnFromChoice(
+    manager: EntityManager,
+    store: Store,
+    session: FitSession,
+    recommendation: StoredRecommendation,
+    chosen: string,
+    now: Date,
+  ): Promise<void> {
+    const reference = recommendation.adjustment?.chart_size_label ?? recommendation.size_label;
+    if (chosen === reference) return;
+    const product = await this.catalog.productWithSizes(store, session.productId, manager);
+    const [from, to] = [product.labels.indexOf(reference), product.labels.indexOf(chosen)];
+    if (from < 0 || to < 0) return;
+    await this.evidence.recordOverride(manager, store, product, { kind: 'override', steps: to - from, at: now }, now);
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */

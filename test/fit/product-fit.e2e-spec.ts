@@ -134,6 +134,28 @@ describe('learning how products fit from outcomes', () => {
     expectProblem(await t.http().get(`${base}/product-fit?limit=0`).set(bearer(shop.secret)), 400, 'validation_failed');
   });
 
+  it('learns a little from a shopper choosing another size than the chart said, nothing from one who follows it', async () => {
+    const shop = await newShop();
+    /** A session whose shopper chooses `choose(the chart's answer)`. */
+    const decide = async (choose: (chartSays: string) => string) => {
+      const { sessionId, recommendation: r } = await recommendation(shop);
+      const decided = await t
+        .http()
+        .post(`/v1/stores/${shop.storeId}/sessions/${sessionId}/decision`)
+        .set(bearer(shop.secret))
+        .send({ size_label: choose(r.adjustment.chart_size_label) });
+      expect(decided.status).toBe(200);
+    };
+    await decide((chartSays) => chartSays);
+    expect((await fitOf(shop)).body.learned.outcomes).toBe(0);
+    await decide((chartSays) => SIZES[SIZES.indexOf(chartSays as (typeof SIZES)[number]) - 1]);
+    const fit = await fitOf(shop);
+    expect(fit.body.learned.outcomes).toBe(1);
+    expect(fit.body.learned.size_steps).toBeLessThan(0);
+    // weak evidence: a single choice does not make the product run small
+    expect(fit.body.direction).toBe('uncertain');
+  });
+
   it('never learns across stores: the same product in another store keeps the stated chart', async () => {
     const shop = await newShop();
     const otherStoreId = await createStore(t, shop.secret);

@@ -1,0 +1,32 @@
+/**
+ * Starts the service in this process, listening on a free local port, on a throw-away in-memory embedded database
+ * (never on PostgreSQL: DATABASE_URL is not read), with rate limits off so the simulation's thousands of calls pass.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { loadConfig } from '../../src/config/app.config.js';
+
+export interface RunningService {
+  readonly baseUrl: string;
+  readonly operatorKey: string;
+  close(): Promise<void>;
+}
+
+export async function startService(): Promise<RunningService> {
+  const operatorKey = generateSecret(OPERATOR_KEY_PREFIX);
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    OPERATOR_BOOTSTRAP_KEY: operatorKey,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+    MAX_CONNECTIONS_PER_ADDRESS: '0',
+    PORT: '0',
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}`, operatorKey, close: () => app.close() };
+}
