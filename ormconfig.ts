@@ -16,6 +16,7 @@ import { SellerConsole1764000000000 } from './src/database/migrations/1764000000
 import { ConsoleAccess1764100000000 } from './src/database/migrations/1764100000000-console-access.js';
 import { IdempotencyKeys1764200000000 } from './src/database/migrations/1764200000000-idempotency-keys.js';
 import { FitLearning1764300000000 } from './src/database/migrations/1764300000000-fit-learning.js';
+import { ReturningShoppers1764400000000 } from './src/database/migrations/1764400000000-returning-shoppers.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -46,6 +47,7 @@ export const migrations = [
   ConsoleAccess1764100000000,
   IdempotencyKeys1764200000000,
   FitLearning1764300000000,
+  ReturningShoppers1764400000000,
 ];
 
 /**

@@ -620,6 +620,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stores/{store_id}/shoppers/{shopper_ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a returning shopper
+         * @description The store’s sessions no longer name the shopper, and what her outcomes said about her is deleted: her next session starts afresh. 204 whether or not the store knew her (her id is never stored, so there is nothing to look up). The id appears in this path only; request logs show it redacted.
+         *
+         *     **Credential:** merchant key: fit or admin; key of that store or unrestricted.
+         */
+        delete: operations["ShoppersController_erase"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stores/{store_id}/events": {
         parameters: {
             query?: never;
@@ -1659,6 +1681,11 @@ export interface components {
              * @example M
              */
             chart_size_label: string;
+            /**
+             * @description The returning shopper’s own offset, included in `size_steps`; null without a `shopper_ref` with history.
+             * @example null
+             */
+            shopper_steps: number | null;
         };
         RecommendationResponse: {
             /** @example M */
@@ -1780,6 +1807,11 @@ export interface components {
              * @example 0199a3b9-8a1f-7c4d-9e63-2d5b8f0a4c66
              */
             questionnaire_id?: string;
+            /**
+             * @description Your pseudonymous id for the shopper (never an email or a name). Her earlier outcomes in this store then inform her recommendations. Stored only as a keyed hash, per store, never returned; `DELETE …/shoppers/{shopper_ref}` erases it.
+             * @example cust_8f3a2c
+             */
+            shopper_ref?: string;
         };
         SessionResponse: {
             /**
@@ -6824,6 +6856,91 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProductFitListResponse"];
                 };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ShoppersController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shopper_ref: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased (or never known). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
             400: {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, type Evidence, type EvidenceSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, type Evidence, type EvidenceSums, learnedOffset, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 import { evidenceOf, teachesFit } from './fit-evidence.js';
@@ -50,12 +50,13 @@ const OUTCOME_SIZES = prepared<{
   bought: number | null;
   exchanged_to: number | null;
   recommended: number | null;
+  shopper_digest: Buffer | null;
 }>(
   'fit-evidence.outcome-sizes',
   `SELECT e.id, e.product_id, p.product_type_id,
           array_position(c.labels, b.size_label) AS bought,
           array_position(c.labels, x.size_label) AS exchanged_to,
-          array_position(c.labels, r.label) AS recommended
+          array_position(c.labels, r.label) AS recommended, r.shopper_digest
      FROM events e
      JOIN products p ON p.store_id = e.store_id AND p.id = e.product_id
      CROSS JOIN LATERAL (SELECT array_agg(s.size->>'label' ORDER BY s.n) AS labels
@@ -64,7 +65,8 @@ const OUTCOME_SIZES = prepared<{
      LEFT JOIN variants b ON b.store_id = e.store_id AND b.id = e.variant_id
      LEFT JOIN variants x ON x.store_id = e.store_id AND x.id = e.new_variant_id
      LEFT JOIN LATERAL (
-       SELECT coalesce(s.recommendation->'adjustment'->>'chart_size_label', s.recommendation->>'size_label') AS label
+       SELECT coalesce(s.recommendation->'adjustment'->>'chart_size_label', s.recommendation->>'size_label') AS label,
+              s.shopper_digest
          FROM sessions s
         WHERE s.store_id = e.store_id AND s.product_id = e.product_id AND s.recommendation IS NOT NULL
           AND s.id = coalesce(e.session_id,
@@ -89,6 +91,34 @@ const ADD = prepared<never>(
        undirected = f.undirected + EXCLUDED.undirected,
        outcomes = f.outcomes + EXCLUDED.outcomes,
        updated_at = EXCLUDED.updated_at`,
+);
+
+/** Sums added to each shopper's row (sorted by digest by the caller). */
+const ADD_SHOPPERS = prepared<never>(
+  'fit-evidence.add-shoppers',
+  `INSERT INTO shopper_evidence AS f (merchant_id, store_id, shopper_digest, ${SUMS}, updated_at)
+     SELECT $1, $2, decode(t.digest, 'hex'), t.weight, t.weighted_steps, t.weighted_squares, t.undirected, t.outcomes, $3
+       FROM unnest($4::text[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::int[])
+         AS t(digest, weight, weighted_steps, weighted_squares, undirected, outcomes)
+     ON CONFLICT (store_id, shopper_digest) DO UPDATE SET
+       weight = f.weight + EXCLUDED.weight,
+       weighted_steps = f.weighted_steps + EXCLUDED.weighted_steps,
+       weighted_squares = f.weighted_squares + EXCLUDED.weighted_squares,
+       undirected = f.undirected + EXCLUDED.undirected,
+       outcomes = f.outcomes + EXCLUDED.outcomes,
+       updated_at = EXCLUDED.updated_at`,
+);
+
+/** One shopper's sums. */
+const SHOPPER = prepared<SumsRow>(
+  'fit-evidence.shopper',
+  `SELECT ${SUMS} FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
+);
+
+/** One shopper's sums, deleted. */
+const FORGET_SHOPPER = prepared<never>(
+  'fit-evidence.forget-shopper',
+  `DELETE FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
 );
 
 /** A product's sums, its type's and the store's (the sums of their products' rows). */
@@ -154,6 +184,7 @@ export class FitEvidenceRepository {
     const byId = new Map(teaching.map((e) => [e.id, e]));
     const rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
     const products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
+    const shoppers: { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[] = [];
     for (const row of rows) {
       const evidence = evidenceOf(byId.get(row.id) as FitEvent, {
         bought: row.bought,
@@ -163,8 +194,59 @@ export class FitEvidenceRepository {
       if (evidence === null) continue;
       const known = products.get(row.product_id) ?? { productTypeId: row.product_type_id, sums: NO_EVIDENCE };
       products.set(row.product_id, { productTypeId: known.productTypeId, sums: addSums(known.sums, sumsOf(evidence)) });
+      if (row.shopper_digest) {
+        shoppers.push({ digest: row.shopper_digest, productId: row.product_id, productTypeId: row.product_type_id, evidence });
+      }
     }
+    if (shoppers.length) await this.recordShoppers(manager, store, shoppers, now);
     await this.add(manager, store, products, now);
+  }
+
+  /**
+   * What returning shoppers' outcomes say about them beyond the product: each one's evidence less the product's learned
+   * offset as it stood before this outcome, so that a product running small is not read as every shopper wanting a
+   * size up.
+   */
+  private async recordShoppers(
+    manager: EntityManager,
+    store: Store,
+    outcomes: readonly { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[],
+    now: Date,
+  ): Promise<void> {
+    const productSteps = new Map<string, number>();
+    for (const { productId, productTypeId } of outcomes) {
+      if (productSteps.has(productId)) continue;
+      productSteps.set(productId, learnedOffset(await this.levels(manager, store.id, productId, productTypeId), now).steps);
+    }
+    const byShopper = new Map<string, EvidenceSums>();
+    for (const { digest, productId, evidence } of outcomes) {
+      const steps = evidence.steps === null ? null : evidence.steps - (productSteps.get(productId) as number);
+      const key = digest.toString('hex');
+      byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps })));
+    }
+    const sorted = [...byShopper].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    await run(manager, ADD_SHOPPERS, [
+      store.merchantId,
+      store.id,
+      now.toISOString(),
+      sorted.map(([digest]) => digest),
+      sorted.map(([, sums]) => sums.weight),
+      sorted.map(([, sums]) => sums.weightedSteps),
+      sorted.map(([, sums]) => sums.weightedSquares),
+      sorted.map(([, sums]) => sums.undirected),
+      sorted.map(([, sums]) => sums.count),
+    ]);
+  }
+
+  /** A returning shopper's sums (none when she has no outcome yet, or was erased). */
+  async shopper(manager: EntityManager, storeId: string, digest: Buffer): Promise<EvidenceSums> {
+    const [row] = await run(manager, SHOPPER, [storeId, digest]);
+    return toSums(row);
+  }
+
+  /** Forgets what a shopper's outcomes said (her erasure, with the link from her sessions). */
+  async forgetShopper(manager: EntityManager, storeId: string, digest: Buffer): Promise<void> {
+    await run(manager, FORGET_SHOPPER, [storeId, digest]);
   }
 
   /**

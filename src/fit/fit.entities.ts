@@ -79,6 +79,8 @@ export interface StoredAdjustment {
   evidence: number;
   /** The size the stated chart answers without the learned offset (the reference outcomes are measured from). */
   chart_size_label: string;
+  /** The returning shopper's own offset included in `size_steps`; null without a shopper with history. */
+  shopper_steps?: number | null;
 }
 
 export interface StoredDecision {
@@ -127,6 +129,10 @@ export class FitSession extends StoreOwned {
 
   @Column({ type: 'timestamptz', name: 'completed_at', nullable: true })
   completedAt: Date | null;
+
+  /** HMAC of the integrator's id for the shopper under the store's key (shoppers.repository.ts); never the id itself. */
+  @Column({ type: 'bytea', name: 'shopper_digest', nullable: true, select: false })
+  shopperDigest?: Buffer | null;
 
   /** The earliest purchase event naming the session: written by event ingestion, read by the metrics only. */
   @Column({ type: 'timestamptz', name: 'first_purchased_at', nullable: true, insert: false, update: false, select: false })

@@ -10,6 +10,8 @@ import { SessionReferences } from './session-references.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
+import { ShoppersController } from './shoppers.controller.js';
+import { ShoppersRepository } from './shoppers.repository.js';
 
 /**
  * Questionnaires, fit sessions and how products fit; reads the catalog, records its events through the events module and
@@ -17,8 +19,16 @@ import { SessionsService } from './sessions.service.js';
  */
 @Module({
   imports: [CatalogModule, EventsModule],
-  controllers: [QuestionnairesController, SessionsController, ProductFitController],
-  providers: [QuestionnairesService, SessionsService, ProductFitService, QuestionnairesRepository, SessionsRepository, SessionReferences],
+  controllers: [QuestionnairesController, SessionsController, ProductFitController, ShoppersController],
+  providers: [
+    QuestionnairesService,
+    SessionsService,
+    ProductFitService,
+    QuestionnairesRepository,
+    SessionsRepository,
+    ShoppersRepository,
+    SessionReferences,
+  ],
   exports: [ProductFitService],
 })
 export class FitModule {}

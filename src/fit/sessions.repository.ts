@@ -73,12 +73,13 @@ const LOCK_FOR_ANSWERS = prepared<
     type_zone_weights: ZoneWeights;
     product_fit_adjustment: FitAdjustment;
     product_type_id: string;
+    shopper_digest: Buffer | null;
   }
 >(
   'sessions.lock-for-answers',
   `SELECT ${SESSION_COLUMNS}, c.measurement_type AS chart_measurement_type, c.ease_cm AS chart_ease_cm,
           c.unit AS chart_unit, c.sizes AS chart_sizes, t.zone_weights AS type_zone_weights,
-          p.fit_adjustment AS product_fit_adjustment, p.product_type_id
+          p.fit_adjustment AS product_fit_adjustment, p.product_type_id, s.shopper_digest
      FROM sessions s
      JOIN size_charts c ON c.id = s.size_chart_id
      JOIN products p ON p.id = s.product_id
@@ -92,8 +93,8 @@ const INSERT_SESSION = prepared<never>(
   'sessions.insert',
   `INSERT INTO sessions (id, merchant_id, store_id, created_at, updated_at, product_id, size_chart_id, questionnaire_id,
                          questionnaire_version, questions, state, outcome, answers, recommendation, decision,
-                         recommended_at, completed_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16, $17)`,
+                         recommended_at, completed_at, shopper_digest)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16, $17, $18)`,
 );
 
 /** A session's answers and their recommendation (`recordRecommendation`). */
@@ -140,6 +141,7 @@ export class SessionsRepository {
       json(session.decision),
       at(session.recommendedAt),
       at(session.completedAt),
+      session.shopperDigest ?? null,
     ]);
   }
 
@@ -170,7 +172,14 @@ export class SessionsRepository {
     manager: EntityManager,
     store: Store,
     id: string,
-  ): Promise<{ session: FitSession; chart: ChartRow; zoneWeights: ZoneWeights; fitAdjustment: FitAdjustment; productTypeId: string }> {
+  ): Promise<{
+    session: FitSession;
+    chart: ChartRow;
+    zoneWeights: ZoneWeights;
+    fitAdjustment: FitAdjustment;
+    productTypeId: string;
+    shopperDigest: Buffer | null;
+  }> {
     const [row] = isId(id) ? await run(manager, LOCK_FOR_ANSWERS, [id, store.id]) : [];
     if (!row) throw ProblemError.notFound('session');
     const session = toSession(row);
@@ -185,6 +194,7 @@ export class SessionsRepository {
       zoneWeights: row.type_zone_weights,
       fitAdjustment: row.product_fit_adjustment,
       productTypeId: row.product_type_id,
+      shopperDigest: row.shopper_digest,
     };
   }
 

@@ -12,12 +12,13 @@ import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
-import { learnedOffset } from './engine/learning.js';
+import { learnedOffset, NO_EVIDENCE } from './engine/learning.js';
 import { type Chart, InsufficientAnswersError, type LearnedShift, type Recommendation } from './engine/types.js';
 import type { FitSession, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { ShoppersRepository } from './shoppers.repository.js';
 
 /**
  * The life of a fit session: started → recommended (answers; answering again replaces the recommendation) →
@@ -33,13 +34,24 @@ export class SessionsService {
     private readonly sessionEvents: SessionEventsService,
     private readonly catalog: CatalogLookups,
     private readonly evidence: FitEvidenceRepository,
+    private readonly shoppers: ShoppersRepository,
   ) {}
+
+  /** Erases a shopper's link to the store's sessions and what her outcomes said: her later sessions start afresh. */
+  async forgetShopper(store: Store, ref: string): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const digest = await this.shoppers.digest(manager, store.id, ref);
+      await this.shoppers.unlink(manager, store.id, digest);
+      await this.evidence.forgetShopper(manager, store.id, digest);
+    });
+  }
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
     return this.transactions.run(async (manager) => {
       const product = await this.catalog.product(manager, store, request.product_id, 'product_id');
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
+      const shopperDigest = request.shopper_ref === undefined ? null : await this.shoppers.digest(manager, store.id, request.shopper_ref);
       const now = new Date();
       const session: FitSession = {
         id: newId(),
@@ -59,6 +71,7 @@ export class SessionsService {
         updatedAt: now,
         recommendedAt: null,
         completedAt: null,
+        shopperDigest,
       };
       await this.sessions.insert(manager, session);
       await this.sessionEvents.record(manager, session, now, [{ type: 'fit_started', key: session.id }]);
@@ -85,7 +98,7 @@ export class SessionsService {
       if (!read.ok) throw ProblemError.validation(read.errors);
 
       const now = new Date();
-      const learned = await this.learnedShift(manager, session, context.productTypeId, now);
+      const learned = await this.learnedShift(manager, session, context.productTypeId, context.shopperDigest, now);
       let result: Recommendation;
       try {
         result = recommend({
@@ -126,6 +139,7 @@ export class SessionsService {
           sd: learned ? learned.sd : null,
           evidence: learned ? learned.count : 0,
           chart_size_label: result.chartSizeLabel,
+          shopper_steps: learned?.shopperSteps ?? null,
         },
         created_at: now.toISOString(),
       };
@@ -213,12 +227,19 @@ export class SessionsService {
     manager: EntityManager,
     session: FitSession,
     productTypeId: string,
+    shopperDigest: Buffer | null,
     now: Date,
-  ): Promise<(LearnedShift & { count: number }) | null> {
+  ): Promise<(LearnedShift & { count: number; shopperSteps: number | null }) | null> {
     const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
     if (levels.store.count === 0) return null;
-    const offset = learnedOffset(levels, now);
-    return { steps: round2(offset.steps), sd: round2(offset.sd), count: offset.count };
+    const product = learnedOffset(levels, now);
+    // a returning shopper's own offset, beyond her products', shrunk towards none like a product's towards its type
+    const history = shopperDigest && (await this.evidence.shopper(manager, session.storeId, shopperDigest));
+    const shopper =
+      history && history.count > 0 ? learnedOffset({ product: history, productType: NO_EVIDENCE, store: NO_EVIDENCE }, now) : null;
+    const steps = product.steps + (shopper?.steps ?? 0);
+    const sd = Math.sqrt(product.sd ** 2 + (shopper ? shopper.sd ** 2 : 0));
+    return { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
   }
 
   /**

@@ -154,6 +154,7 @@ export const RECIPES: Record<string, Recipe> = {
 
   'GET /v1/stores/{store_id}/products/{product_id}/fit': {},
   'GET /v1/stores/{store_id}/product-fit': {},
+  'DELETE /v1/stores/{store_id}/shoppers/{shopper_ref}': {},
 };
 
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
@@ -245,7 +246,8 @@ export function verdict(got: string): string {
 
 /** What the route's access rule says the cell must be (several when the rule leaves a choice). */
 export function byRule(route: RegisteredRoute, recipe: Recipe, column: Column): string[] {
-  const nestedIds = route.params.some((p) => p !== 'store_id');
+  // a shopper's id is not a resource of anyone's: only the store decides
+  const nestedIds = route.params.some((p) => p !== 'store_id' && p !== 'shopper_ref');
   if (column.pathIds !== 'A1' && !nestedIds) return ['-'];
   if (column.refs !== 'A1' && !recipe.refs) return ['-'];
   const rule = route.rule as AccessRule;

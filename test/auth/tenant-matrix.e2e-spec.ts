@@ -272,6 +272,11 @@ describe('tenant isolation matrix', () => {
     const values: Record<string, string> = { store_id: worlds.A1.storeId };
     for (const param of route.params) {
       if (param === 'store_id') continue;
+      // not a resource: the integrator's id for a shopper, which the store never looks up
+      if (param === 'shopper_ref') {
+        values[param] = 'cust-matrix';
+        continue;
+      }
       const resource = resourceOf(route.path, param);
       const consumed = recipe.fresh !== undefined && (param === 'id' || param === 'key_id' || param === 'account_id');
       if (consumed) {
@@ -307,6 +312,8 @@ describe('tenant isolation matrix', () => {
       if (!found || found.revoked_at !== null) damaged.push(`${route.route} ${values.key_id}`);
       return;
     }
+    // a shopper's erasure has no resource to read back: test/fit/returning-shoppers.e2e-spec.ts follows its effect
+    if (route.path === '/v1/stores/{store_id}/shoppers/{shopper_ref}') return;
     const path = fillPath(route.path, { ...values, store_id: owner.storeId });
     const response = await http().get(path).set(bearer(owner.admin));
     if (response.status !== 200 || response.body.archived_at) damaged.push(`${route.route} ${path}: ${response.status}`);

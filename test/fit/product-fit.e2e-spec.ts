@@ -49,6 +49,7 @@ describe('learning how products fit from outcomes', () => {
       sd: null,
       evidence: 0,
       chart_size_label: before.recommendation.size_label,
+      shopper_steps: null,
     });
 
     await outcomes(shop, 40, 'M', 'return_requested', { fit_feedback: 'too_small' });

@@ -220,6 +220,7 @@ export function expectWellFormed(recommendation: Recommendation | null, shop: Sh
     sd: null,
     evidence: 0,
     chart_size_label: r.size_label,
+    shopper_steps: null,
   });
   expect(typeof r.id).toBe('string');
   expect(SIZES).toContain(r.size_label);

@@ -14,6 +14,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
   });
 
+  it("blanks a returning shopper's id in the path that erases her, however it is encoded", () => {
+    const store = '/v1/stores/01a200fa-2ffc-76ba-af25-46c685a280e9';
+    expect(redactUrl(`${store}/shoppers/cust-8812`)).toBe(`${store}/shoppers/[REDACTED]`);
+    expect(redactUrl(`${store}/shoppers/jane%40example.com?x=1`)).toBe(`${store}/shoppers/[REDACTED]?x=1`);
+    expect(redactUrl(`${store}/shoppers/a%2Fb`)).toBe(`${store}/shoppers/[REDACTED]`);
+  });
+
   it('passes undefined through', () => {
     expect(redactUrl(undefined)).toBeUndefined();
   });

@@ -17,7 +17,8 @@ export function redactUrl(url: string | undefined): string | undefined {
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
   const query = queryStart === -1 ? null : url.slice(queryStart + 1);
-  const safePath = redactSecrets(safeDecode(path));
+  // a returning shopper's id, erased through its path (DELETE …/shoppers/{shopper_ref}), is never logged
+  const safePath = redactSecrets(safeDecode(path)).replace(/\/shoppers\/.+$/, `/shoppers/${REDACTED}`);
   if (query === null) return safePath;
   const params = new URLSearchParams(query);
   const safeQuery = [...params]

@@ -32,6 +32,17 @@ export class CreateSessionRequest {
   @IsOmittable()
   @IsUUID('all', { message: 'questionnaire_id must be an id' })
   questionnaire_id?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description:
+      'Your pseudonymous id for the shopper (never an email or a name). Her earlier outcomes in this store then inform her ' +
+      'recommendations. Stored only as a keyed hash, per store, never returned; `DELETE …/shoppers/{shopper_ref}` erases it.',
+    example: 'cust_8f3a2c',
+  })
+  @IsOmittable()
+  @IsText(200)
+  shopper_ref?: string;
 }
 
 /** One answer: a measure (height, weight, a zone), or a number, a string or a boolean (age, sex, custom:<name>…). */
@@ -154,6 +165,14 @@ class AdjustmentResponse {
 
   @ApiProperty({ description: 'What the stated chart answers without the learned offset.', example: 'M' })
   chart_size_label: string;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The returning shopper’s own offset, included in `size_steps`; null without a `shopper_ref` with history.',
+    example: null,
+  })
+  shopper_steps: number | null;
 }
 
 export class RecommendationResponse extends SizeProbabilityResponse {
@@ -330,6 +349,7 @@ function presentRecommendation(r: StoredRecommendation): PresentedRecommendation
           sd: r.adjustment.sd,
           evidence: r.adjustment.evidence,
           chart_size_label: r.adjustment.chart_size_label,
+          shopper_steps: r.adjustment.shopper_steps ?? null,
         }
       : null,
     created_at: r.created_at,

@@ -1,0 +1,131 @@
+/**
+ * Returning shoppers, e2e: a session may name the integrator's id for its shopper (`shopper_ref`); her earlier outcomes
+ * in the store inform her next recommendations beyond what they say about the product; the id is stored only as a
+ * keyed hash per store, never returned, and `DELETE …/shoppers/{shopper_ref}` erases her.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { bearer, useApp } from '../support/app.js';
+import { createStore, expectProblem } from '../support/fixtures.js';
+import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
+import { sessionsApi } from '../support/session-api.js';
+import { createShop, type Shop, SIZES } from '../support/session-fixtures.js';
+
+const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
+type Size = (typeof SIZES)[number];
+
+describe('returning shoppers', () => {
+  const t = useApp();
+  const { newShop, batchRaw } = eventsApi(t);
+  const { startRaw, answer } = sessionsApi(t);
+  const db = () => t.app.get(DataSource);
+
+  /** A session for `ref` (or none) answered as SHOPPER: its id and recommendation. */
+  async function recommended(shop: Shop, ref?: string) {
+    const started = await startRaw(shop, { product_id: shop.productId, ...(ref === undefined ? {} : { shopper_ref: ref }) });
+    expect(started.status).toBe(201);
+    expect(JSON.stringify(started.body)).not.toContain('shopper');
+    const session = await answer(shop, started.body.id, SHOPPER);
+    return {
+      id: session.id,
+      recommendation: session.recommendation as NonNullable<typeof session.recommendation> & { adjustment: Record<string, unknown> },
+    };
+  }
+
+  /** `count` sessions of `ref`, each bought in the chart's size moved by `steps` and kept. */
+  async function keeps(shop: Shop, ref: string, count: number, steps: number) {
+    const events = [];
+    for (let i = 0; i < count; i++) {
+      const { id, recommendation } = await recommended(shop, ref);
+      const size = SIZES[SIZES.indexOf(recommendation.adjustment.chart_size_label as Size) + steps];
+      // after the session was created
+      const line = {
+        order_id: uniqueId('o'),
+        line_item_id: uniqueId('l'),
+        variant_id: shop.variants[size],
+        occurred_at: new Date().toISOString(),
+      };
+      events.push(eventBody('purchase', shop, { ...line, session_id: id }), eventBody('item_kept', shop, line));
+    }
+    const response = await batchRaw(shop, { events });
+    expect(response.status).toBe(200);
+    expect((response.body.results as { status: number }[]).every((r) => r.status === 201)).toBe(true);
+  }
+
+  it('recommends a size up to a shopper who keeps a size up, and not to another with the same body', async () => {
+    const shop = await newShop();
+    await keeps(shop, 'cust-big', 8, 1);
+    await keeps(shop, 'cust-true', 8, 0);
+
+    const big = (await recommended(shop, 'cust-big')).recommendation;
+    const fits = (await recommended(shop, 'cust-true')).recommendation;
+    const stranger = (await recommended(shop)).recommendation;
+    expect(big.adjustment.shopper_steps as number).toBeGreaterThan(0.3);
+    expect(fits.adjustment.shopper_steps as number).toBeLessThan(0);
+    expect(stranger.adjustment.shopper_steps).toBeNull();
+    expect(SIZES.indexOf(big.size_label as Size)).toBe(SIZES.indexOf(big.adjustment.chart_size_label as Size) + 1);
+    expect(SIZES.indexOf(fits.size_label as Size)).toBe(SIZES.indexOf(fits.adjustment.chart_size_label as Size));
+    expect(big.model_version).not.toBe(fits.model_version);
+  });
+
+  it('stores only a keyed hash of the id, different in each store, and erases it on request', async () => {
+    const shop = await newShop();
+    const otherStoreId = await createStore(t, shop.secret);
+    const twin = await createShop(t, otherStoreId, shop.secret);
+    const ref = `cust-${uniqueId()}`;
+    await keeps(shop, ref, 6, 1);
+    const inTwin = await recommended(twin, ref);
+
+    const stored = await db().query(
+      `SELECT s.store_id, s.shopper_digest FROM sessions s WHERE s.store_id = ANY($1::uuid[]) AND s.shopper_digest IS NOT NULL`,
+      [[shop.storeId, otherStoreId]],
+    );
+    const digests = (storeId: string) =>
+      new Set(
+        stored
+          .filter((r: { store_id: string }) => r.store_id === storeId)
+          .map((r: { shopper_digest: Buffer }) => r.shopper_digest.toString('hex')),
+      );
+    expect(digests(shop.storeId).size).toBe(1);
+    expect(digests(otherStoreId).size).toBe(1);
+    expect([...digests(shop.storeId)][0]).not.toBe([...digests(otherStoreId)][0]);
+    // the other store learned nothing about her
+    expect(inTwin.recommendation.adjustment.shopper_steps ?? null).toBeNull();
+    // the clear id is in no table
+    const tables: { table_name: string }[] = await db().query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    );
+    for (const { table_name } of tables) {
+      const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM "${table_name}" x WHERE to_jsonb(x)::text LIKE $1`, [`%${ref}%`]);
+      expect({ table_name, n }).toEqual({ table_name, n: 0 });
+    }
+
+    const erased = await t.http().delete(`/v1/stores/${shop.storeId}/shoppers/${ref}`).set(bearer(shop.secret));
+    expect(erased.status).toBe(204);
+    const [{ linked }] = await db().query(
+      `SELECT count(*)::int AS linked FROM sessions WHERE store_id = $1 AND shopper_digest IS NOT NULL`,
+      [shop.storeId],
+    );
+    expect(linked).toBe(0);
+    expect((await recommended(shop, ref)).recommendation.adjustment.shopper_steps).toBeNull();
+    // erasing someone the store never knew is the same answer
+    expect((await t.http().delete(`/v1/stores/${shop.storeId}/shoppers/nobody`).set(bearer(shop.secret))).status).toBe(204);
+  });
+
+  it('refuses a shopper_ref that is not text, and erasure without the fit scope', async () => {
+    const shop = await newShop();
+    expectProblem(await startRaw(shop, { product_id: shop.productId, shopper_ref: 42 }), 400, 'validation_failed');
+    expectProblem(await startRaw(shop, { product_id: shop.productId, shopper_ref: 'x'.repeat(201) }), 400, 'validation_failed');
+    const events = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(shop.secret))
+      .send({ name: 'events only', scopes: ['events'], store_id: shop.storeId });
+    expect(events.status).toBe(201);
+    expectProblem(
+      await t.http().delete(`/v1/stores/${shop.storeId}/shoppers/cust-1`).set(bearer(events.body.secret)),
+      403,
+      'insufficient_scope',
+    );
+  });
+});
