@@ -27,6 +27,11 @@ const ADDED_SUMS = `coalesce(sum(weight), 0) AS weight, coalesce(sum(weighted_st
        coalesce(sum(weighted_squares), 0) AS weighted_squares, coalesce(sum(undirected), 0) AS undirected,
        coalesce(sum(outcomes), 0)::int AS outcomes`;
 
+/** An upsert's update of a row `f` of sums: the new outcomes' sums added to it. */
+const ADDED_TO_ROW = `weight = f.weight + EXCLUDED.weight, weighted_steps = f.weighted_steps + EXCLUDED.weighted_steps,
+       weighted_squares = f.weighted_squares + EXCLUDED.weighted_squares, undirected = f.undirected + EXCLUDED.undirected,
+       outcomes = f.outcomes + EXCLUDED.outcomes, updated_at = EXCLUDED.updated_at`;
+
 const toSums = (row: SumsRow | undefined): EvidenceSums =>
   row === undefined
     ? NO_EVIDENCE
@@ -85,12 +90,7 @@ const ADD = prepared<never>(
          AS t(product_id, product_type_id, weight, weighted_steps, weighted_squares, undirected, outcomes)
      ON CONFLICT (store_id, product_id) DO UPDATE SET
        product_type_id = EXCLUDED.product_type_id,
-       weight = f.weight + EXCLUDED.weight,
-       weighted_steps = f.weighted_steps + EXCLUDED.weighted_steps,
-       weighted_squares = f.weighted_squares + EXCLUDED.weighted_squares,
-       undirected = f.undirected + EXCLUDED.undirected,
-       outcomes = f.outcomes + EXCLUDED.outcomes,
-       updated_at = EXCLUDED.updated_at`,
+       ${ADDED_TO_ROW}`,
 );
 
 /** Sums added to each shopper's row (sorted by digest by the caller). */
@@ -101,12 +101,7 @@ const ADD_SHOPPERS = prepared<never>(
        FROM unnest($4::text[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::int[])
          AS t(digest, weight, weighted_steps, weighted_squares, undirected, outcomes)
      ON CONFLICT (store_id, shopper_digest) DO UPDATE SET
-       weight = f.weight + EXCLUDED.weight,
-       weighted_steps = f.weighted_steps + EXCLUDED.weighted_steps,
-       weighted_squares = f.weighted_squares + EXCLUDED.weighted_squares,
-       undirected = f.undirected + EXCLUDED.undirected,
-       outcomes = f.outcomes + EXCLUDED.outcomes,
-       updated_at = EXCLUDED.updated_at`,
+       ${ADDED_TO_ROW}`,
 );
 
 /** One shopper's sums. */
