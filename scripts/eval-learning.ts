@@ -250,4 +250,10 @@ function main(): void {
   console.log(`\nupdated docs/fit-quality.md and ${file}`);
 }
 
-main();
+// `--simulate`: the simulation through the HTTP API instead (scripts/simulate-learning.ts), loaded only when asked for
+if (process.argv.includes('--simulate')) {
+  const { simulate } = await import('./simulate-learning.js');
+  await simulate();
+} else {
+  main();
+}

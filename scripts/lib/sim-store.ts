@@ -52,7 +52,9 @@ export async function createStore(
     );
     const variants: string[] = [];
     for (const size of chart.sizes) {
-      variants.push(withId(await admin.post(`${base}/products/${productId}/variants`, { size_label: size.label, sku: `P${n + 1}-${size.label}` })));
+      variants.push(
+        withId(await admin.post(`${base}/products/${productId}/variants`, { size_label: size.label, sku: `P${n + 1}-${size.label}` })),
+      );
     }
     simProducts.push({ id: productId, offset, variants });
   }
