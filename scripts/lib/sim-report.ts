@@ -114,8 +114,8 @@ export function markdown(
       (c) => `| ${c.outcomes} | ${c.learned.map((l) => `${signed(l.size_steps)} ± ${l.sd.toFixed(2)} (${l.outcomes})`).join(' | ')} |`,
     ),
     '',
-    'The service’s count also holds every decision for another size than the stated chart’s answer (weak evidence), and ' +
-      'once a product is learned to run a size off, every shopper who takes the learned recommendation makes one.',
+    'The service’s count also holds the decisions for another size than both the recommendation and the stated chart’s ' +
+      'answer (weak evidence); taking a learned recommendation is not counted.',
     '',
     `#### Per product after ${last.outcomes} outcomes each (exact-size accuracy on new shoppers)`,
     '',

@@ -243,8 +243,9 @@ export class SessionsService {
   }
 
   /**
-   * A size chosen other than the stated chart's answer is weak evidence of which way the product fits (an override
-   * that is then kept counts again, as strong evidence, when the outcome arrives).
+   * A size chosen other than both the recommendation and the stated chart's answer is weak evidence of which way the
+   * product fits, measured from the chart's answer (an override that is then kept counts again, as strong evidence,
+   * when the outcome arrives). Taking a learned recommendation is not: it would be the service learning from itself.
    */
   private async learnFromChoice(
     manager: EntityManager,
@@ -254,6 +255,8 @@ export class SessionsService {
     chosen: string,
     now: Date,
   ): Promise<void> {
+    // taking the recommendation teaches nothing new, even when it was the learned size rather than the chart's
+    if (chosen === recommendation.size_label) return;
     const reference = recommendation.adjustment?.chart_size_label ?? recommendation.size_label;
     if (chosen === reference) return;
     const product = await this.catalog.productWithSizes(store, session.productId, manager);

@@ -1,59 +1,84 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { shiftProbabilities } from './learned-shift.js';
+import { offsetNodes, shiftedChart } from './learned-shift.js';
+import { recommend } from './recommend.js';
+import type { Chart, RecommendInput } from './types.js';
 
-const distribution = fc
-  .array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 })
-  .filter((xs) => xs.reduce((a, b) => a + b, 0) > 1e-6)
-  .map((xs) => {
-    const total = xs.reduce((a, b) => a + b, 0);
-    return xs.map((x) => x / total);
-  });
-const mean = (p: readonly number[]) => p.reduce((sum, x, i) => sum + x * i, 0);
-/** Equal to the last bits that sums of floating-point numbers leave. */
-const same = (actual: readonly number[], expected: readonly number[]) => {
-  expect(actual).toHaveLength(expected.length);
-  actual.forEach((x, i) => expect(x).toBeCloseTo(expected[i], 12));
+/** Chest ranges 8 cm wide, waist ranges 6 cm wide. */
+const CHART: Chart = {
+  measurementType: 'body',
+  easeCm: 0,
+  sizes: [
+    ['S', 86, 94, 71, 77],
+    ['M', 94, 102, 77, 83],
+    ['L', 102, 110, 83, 89],
+    ['XL', 110, 118, 89, 95],
+  ].map(([label, c0, c1, w0, w1]) => ({
+    label: label as string,
+    measurements: { chest: { min: c0 as number, max: c1 as number }, waist: { min: w0 as number, max: w1 as number } },
+  })),
 };
-/** The normal CDF the shift uses is exact to 1.5e-7 per size, so a mean over eight sizes to about 1e-5. */
-const SLACK = 1e-5;
 
-describe('shiftProbabilities', () => {
-  it('keeps the total, and every probability between 0 and 1', () => {
+/** A shopper who measured both zones, on CHART, with what outcomes taught (if anything). */
+const measured = (chest: number, waist: number, learned?: RecommendInput['learned']) =>
+  recommend({
+    chart: CHART,
+    zoneWeights: { chest: 1, waist: 1 },
+    fitAdjustment: 'true_to_size',
+    shopper: { measured: { chest, waist } },
+    learned,
+  });
+
+describe('shiftedChart', () => {
+  it('moves every range of a zone by the offset times the zone’s mean range width, down for a product that runs small', () => {
+    const moved = shiftedChart(CHART, 0.5);
+    expect(moved.sizes[1].measurements).toEqual({ chest: { min: 90, max: 98 }, waist: { min: 74, max: 80 } });
+    expect(shiftedChart(CHART, 0)).toBe(CHART);
+    const back = shiftedChart(shiftedChart(CHART, 1.3), -1.3);
+    back.sizes.forEach((size, i) => expect(size.measurements.chest?.min).toBeCloseTo(CHART.sizes[i].measurements.chest?.min as number, 9));
+  });
+});
+
+describe('offsetNodes', () => {
+  it('weighs to 1, with the offset’s mean and variance', () => {
     fc.assert(
-      fc.property(distribution, fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: 0, max: 2, noNaN: true }), (p, steps, sd) => {
-        const shifted = shiftProbabilities(p, steps, sd);
-        expect(shifted.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
-        for (const x of shifted) expect(x).toBeGreaterThanOrEqual(-1e-12);
+      fc.property(fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: 0.001, max: 2, noNaN: true }), (steps, sd) => {
+        const nodes = offsetNodes(steps, sd);
+        const weight = nodes.reduce((a, n) => a + n.weight, 0);
+        const mean = nodes.reduce((a, n) => a + n.weight * n.steps, 0);
+        const variance = nodes.reduce((a, n) => a + n.weight * (n.steps - steps) ** 2, 0);
+        expect(weight).toBeCloseTo(1, 12);
+        expect(mean).toBeCloseTo(steps, 9);
+        expect(variance).toBeCloseTo(sd * sd, 9);
       }),
     );
+    expect(offsetNodes(0.4, 0)).toEqual([{ steps: 0.4, weight: 1 }]);
+  });
+});
+
+describe('recommend with a learned offset', () => {
+  it('moves the shoppers in the upper half of their size a size up for half a step, and not those in the lower half', () => {
+    expect(measured(100, 81).sizeLabel).toBe('M');
+    expect(measured(96, 78).sizeLabel).toBe('M');
+    expect(measured(100, 81, { steps: 0.5, sd: 0 }).sizeLabel).toBe('L');
+    expect(measured(96, 78, { steps: 0.5, sd: 0 }).sizeLabel).toBe('M');
+    expect(measured(96, 78, { steps: -0.5, sd: 0 }).sizeLabel).toBe('S');
+    expect(measured(96, 78, { steps: 1, sd: 0 }).sizeLabel).toBe('L');
   });
 
-  it('changes nothing with no offset known exactly, and moves a known offset by whole sizes, the ends taking the overflow', () => {
-    same(shiftProbabilities([0.1, 0.7, 0.2, 0], 0, 0), [0.1, 0.7, 0.2, 0]);
-    same(shiftProbabilities([0.1, 0.7, 0.2, 0], 1, 0), [0, 0.1, 0.7, 0.2]);
-    same(shiftProbabilities([0.1, 0.7, 0.2, 0], -1, 0), [0.8, 0.2, 0, 0]);
-    same(shiftProbabilities([0, 0.5, 0.5], 5, 0), [0, 0, 1]);
-    same(shiftProbabilities([1], 2, 0.5), [1]);
+  it('says what the stated chart answered, and names the offset it used in the model version', () => {
+    const plain = measured(100, 81);
+    const learned = measured(100, 81, { steps: 0.5, sd: 0.1 });
+    expect(plain.chartSizeLabel).toBe('M');
+    expect(learned.chartSizeLabel).toBe('M');
+    expect(learned.modelVersion).toBe(`${plain.modelVersion}+learned.0.50.0.10`);
+    expect(measured(100, 81, { steps: 0, sd: 0 })).toMatchObject({ sizeLabel: 'M', confidence: plain.confidence });
   });
 
-  it('moves the expected size the way of the offset, further for a larger offset (away from the ends)', () => {
-    // at an end the shift can only go one way, so the sizes are padded with empty ones further than any offset reaches
-    const padded = distribution.map((p) => [...Array(6).fill(0), ...p, ...Array(6).fill(0)]);
-    fc.assert(
-      fc.property(padded, fc.double({ min: 0.05, max: 2, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (p, steps, sd) => {
-        expect(mean(shiftProbabilities(p, steps, sd))).toBeGreaterThanOrEqual(mean(p) - SLACK);
-        expect(mean(shiftProbabilities(p, -steps, sd))).toBeLessThanOrEqual(mean(p) + SLACK);
-        expect(mean(shiftProbabilities(p, steps + 0.5, sd))).toBeGreaterThanOrEqual(mean(shiftProbabilities(p, steps, sd)) - SLACK);
-      }),
-    );
-  });
-
-  it('is less sure of any size when the offset is less certain', () => {
-    const p = [0, 0, 1, 0, 0];
-    const sharp = Math.max(...shiftProbabilities(p, 0.3, 0.1));
-    const vague = Math.max(...shiftProbabilities(p, 0.3, 0.8));
-    expect(vague).toBeLessThan(sharp);
-    expect(shiftProbabilities(p, 0.3, 0.8)).toEqual(shiftProbabilities(p, 0.3, 0.8));
+  it('is less sure where the offset is less certain', () => {
+    const sure = measured(100, 81, { steps: 0.5, sd: 0.05 });
+    const unsure = measured(100, 81, { steps: 0.5, sd: 0.6 });
+    expect(unsure.confidence).toBeLessThan(sure.confidence);
+    expect(measured(100, 81, { steps: 0.5, sd: 0.6 })).toEqual(unsure);
   });
 });

@@ -1,51 +1,54 @@
 /**
- * Moving a shopper's size probabilities by what outcomes taught about the product: its sizes run `steps` sizes small
- * (positive) or large (negative), known to within `sd` steps. The shopper whose best size on the stated chart is `s`
- * needs `s + Δ`, Δ ~ N(steps, sd²), rounded to a size of the chart; sizes past either end count as the end size. The
- * uncertainty of the offset widens the answer, so confidence drops where the evidence is thin.
+ * What outcomes taught about a product, applied to its chart: a product whose sizes run `steps` sizes small (positive)
+ * fits like its stated chart with every range moved down by `steps` times that zone's mean range width (the same move
+ * as the merchant's own `runs_small`, by a third). A shopper in the upper part of her size then needs the next one
+ * up, and one in the lower part does not: half a step moves half the shoppers, as a real half-step difference does.
+ * The offset's uncertainty is carried by averaging the answers on charts moved by a 5-point Gauss–Hermite rule over
+ * N(steps, sd²), so confidence drops where the evidence is thin.
  */
+import type { Chart, Zone } from './types.js';
 
-/** Below this the offset is known to the size: the shift is a plain rounding of `steps`. */
-const SHARP_SD = 1e-6;
-
-/** Standard normal CDF (Abramowitz–Stegun 7.1.26 on erf: absolute error below 1.5e-7). */
-function normalCdf(x: number): number {
-  const z = Math.abs(x) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * z);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-z * z);
-  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
-}
-
-/** P(round(Δ) = k) for Δ ~ N(steps, sd²). */
-function stepProbability(k: number, steps: number, sd: number): number {
-  if (sd < SHARP_SD) return Math.round(steps) === k ? 1 : 0;
-  return normalCdf((k + 0.5 - steps) / sd) - normalCdf((k - 0.5 - steps) / sd);
-}
-
-/**
- * `probability` (P(best size = s) on the stated chart, chart order) moved by the learned offset. Sums to the same total.
- * Deterministic.
- */
-export function shiftProbabilities(probability: readonly number[], steps: number, sd: number): number[] {
-  const sizes = probability.length;
-  const shifted = new Array<number>(sizes).fill(0);
-  for (let s = 0; s < sizes; s++) {
-    if (probability[s] === 0) continue;
-    let placed = 0;
-    for (let t = 0; t < sizes; t++) {
-      const p = t === 0 || t === sizes - 1 ? 0 : stepProbability(t - s, steps, sd);
-      shifted[t] += probability[s] * p;
-      placed += p;
+/** Mean width of each zone's ranges over the sizes that define it. */
+function meanWidths(chart: Chart): Map<Zone, number> {
+  const sums = new Map<Zone, { sum: number; count: number }>();
+  for (const size of chart.sizes) {
+    for (const [zone, range] of Object.entries(size.measurements) as [Zone, { min: number; max: number }][]) {
+      const known = sums.get(zone) ?? { sum: 0, count: 0 };
+      sums.set(zone, { sum: known.sum + range.max - range.min, count: known.count + 1 });
     }
-    // the ends take everything beyond them: P(s + Δ ≤ 0) and P(s + Δ ≥ last)
-    if (sizes === 1) {
-      shifted[0] += probability[s];
-      continue;
-    }
-    const low = sd < SHARP_SD ? (s + Math.round(steps) <= 0 ? 1 : 0) : normalCdf((0.5 - s - steps) / sd);
-    const high = 1 - placed - low;
-    shifted[0] += probability[s] * low;
-    shifted[sizes - 1] += probability[s] * Math.max(high, 0);
   }
-  return shifted;
+  return new Map([...sums].map(([zone, { sum, count }]) => [zone, sum / count]));
+}
+
+/** The chart whose every range is moved down by `steps` mean range widths of its zone (up for negative steps). */
+export function shiftedChart(chart: Chart, steps: number): Chart {
+  if (steps === 0) return chart;
+  const widths = meanWidths(chart);
+  return {
+    ...chart,
+    sizes: chart.sizes.map((size) => ({
+      ...size,
+      measurements: Object.fromEntries(
+        (Object.entries(size.measurements) as [Zone, { min: number; max: number }][]).map(([zone, range]) => {
+          const move = steps * (widths.get(zone) ?? 0);
+          return [zone, { min: range.min - move, max: range.max - move }];
+        }),
+      ),
+    })),
+  };
+}
+
+/** Physicists' Gauss–Hermite nodes and weights, 5 points: E[f(X)] ≈ Σ w f(mean + √2·sd·t) / √π for X ~ N(mean, sd²). */
+const HERMITE: readonly { readonly t: number; readonly w: number }[] = [
+  { t: -2.020182870456086, w: 0.019953242059046 },
+  { t: -0.958572464613819, w: 0.393619323152241 },
+  { t: 0, w: 0.945308720482942 },
+  { t: 0.958572464613819, w: 0.393619323152241 },
+  { t: 2.020182870456086, w: 0.019953242059046 },
+];
+
+/** The offsets to average over for an offset of `steps` ± `sd`, with their weights (summing to 1); the middle one is `steps`. */
+export function offsetNodes(steps: number, sd: number): { readonly steps: number; readonly weight: number }[] {
+  if (!(sd > 0)) return [{ steps, weight: 1 }];
+  return HERMITE.map(({ t, w }) => ({ steps: steps + Math.SQRT2 * sd * t, weight: w / Math.sqrt(Math.PI) }));
 }

@@ -16,7 +16,7 @@ import {
   type ZonePrediction,
 } from './body-model.js';
 import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
-import { shiftProbabilities } from './learned-shift.js';
+import { offsetNodes, shiftedChart } from './learned-shift.js';
 import { ANSWER_SD_CM } from './limits.js';
 import { bestSizeIndex, effectiveBounds, fitVerdict, leastExcessSize, prepareChart, type PreparedChart } from './tailor.js';
 import {
@@ -228,6 +228,23 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   };
 }
 
+/** The size to recommend from an analysis: the chart's own answer when every used zone is answered, else the likeliest. */
+function choose({
+  prepared,
+  probability,
+  allAnswered,
+  answer,
+}: Pick<Analysis, 'prepared' | 'probability' | 'allAnswered' | 'answer'>): number {
+  if (allAnswered)
+    return bestSizeIndex(
+      prepared,
+      prepared.zoneIndex.map((z) => answer[z]),
+    );
+  let chosen = 0;
+  for (let s = 1; s < probability.length; s++) if (probability[s] > probability[chosen]) chosen = s;
+  return chosen;
+}
+
 /**
  * P(best size = s) for every size of the chart (chart order, unrounded): what `recommend` rounds into `confidence` and
  * `alternatives`. Throws like `recommend`.
@@ -249,36 +266,26 @@ export function sizeProbabilities(
  *   first, with ANSWER_LIMITS and ZONE_LIMITS).
  */
 export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MODEL): Recommendation {
-  const { chart, fitAdjustment } = input;
+  const { fitAdjustment } = input;
   const fitPreference = input.shopper.fitPreference ?? 'regular';
-  const analysis = analyse(input, bodyModel);
-  const { prepared, allAnswered, answer, answeredMask, answerNoise, components } = analysis;
-  let probability: readonly number[] = analysis.probability;
-  const sizes = prepared.labels.length;
-
-  // the recommendation
-  let chosen: number;
-  if (allAnswered) {
-    chosen = bestSizeIndex(
-      prepared,
-      prepared.zoneIndex.map((z) => answer[z]),
-    );
-  } else {
-    chosen = 0;
-    for (let s = 1; s < sizes; s++) if (probability[s] > probability[chosen]) chosen = s;
-  }
-  const chartChoice = chosen;
+  const stated = analyse(input, bodyModel);
+  const chartChoice = choose(stated);
+  // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
   const learned = input.learned && { steps: round(input.learned.steps, 2), sd: round(Math.max(input.learned.sd, 0), 2) };
-  if (learned) {
-    probability = shiftProbabilities(probability, learned.steps, learned.sd);
-    // the most likely size after the shift; of equally likely ones, the nearest to the chart's own answer
-    for (let s = 0; s < sizes; s++) {
-      const better = probability[s] > probability[chosen] + 1e-12;
-      const asLikelyAndNearer =
-        Math.abs(probability[s] - probability[chosen]) <= 1e-12 && Math.abs(s - chartChoice) < Math.abs(chosen - chartChoice);
-      if (better || asLikelyAndNearer) chosen = s;
+  const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
+  const analysis = learned ? analyse({ ...input, chart }, bodyModel) : stated;
+  const { prepared, answer, answeredMask, answerNoise, components } = analysis;
+  const sizes = prepared.labels.length;
+  let probability: readonly number[] = analysis.probability;
+  if (learned && learned.sd > 0) {
+    const mixed = new Array<number>(sizes).fill(0);
+    for (const node of offsetNodes(learned.steps, learned.sd)) {
+      const p = analyse({ ...input, chart: shiftedChart(input.chart, node.steps) }, bodyModel).probability;
+      for (let s = 0; s < sizes; s++) mixed[s] += node.weight * p[s];
     }
+    probability = mixed;
   }
+  const chosen = learned ? choose({ ...analysis, probability }) : chartChoice;
   const alternatives: SizeProbability[] = probability
     .map((p, s) => ({ s, p }))
     .filter(({ s, p }) => s !== chosen && p >= ALTERNATIVE_MIN_PROBABILITY)
@@ -343,7 +350,7 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     alternatives,
     fit,
     measurements,
-    chartSizeLabel: prepared.labels[chartChoice],
+    chartSizeLabel: stated.prepared.labels[chartChoice],
     modelVersion: learned ? `${bodyModel.version}+learned.${learned.steps.toFixed(2)}.${learned.sd.toFixed(2)}` : bodyModel.version,
   };
 }
