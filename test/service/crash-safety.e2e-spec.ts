@@ -91,7 +91,8 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
   let shop: Shop;
   let sessionId: string;
   const singles: Delivery[] = [];
-  const acknowledgedBatch: BatchDelivery = { bodies: [] };
+  /** Batches sent to the end before the kill, to time one. */
+  const acknowledgedBatches: BatchDelivery[] = [];
   const cutBatches: BatchDelivery[] = [];
   let restartMs = 0;
 
@@ -118,7 +119,7 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
   };
 
   /** Every event body sent, singly or in a batch. */
-  const everySent = (): Body[] => [...singles.map((d) => d.body), ...[acknowledgedBatch, ...cutBatches].flatMap((b) => b.bodies)];
+  const everySent = (): Body[] => [...singles.map((d) => d.body), ...[...acknowledgedBatches, ...cutBatches].flatMap((b) => b.bodies)];
 
   const headers = () => ({ authorization: `Bearer ${tenant.admin.secret}`, 'content-type': 'application/json' });
   const eventsUrl = () => `${(service as ServiceProcess).base}/v1/stores/${tenant.storeId}/events`;
@@ -188,12 +189,18 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
     const workers = Array.from({ length: WORKERS }, worker);
     while (singles.filter((d) => acknowledged(d.outcome)).length < WARM_UP) await sleep(20);
 
-    // One batch under that load, to the end: how long one takes here and now.
-    acknowledgedBatch.bodies = Array.from({ length: BATCH }, newEvent);
-    const batchStart = Date.now();
-    await postBatch(acknowledgedBatch);
-    const batchMs = Date.now() - batchStart;
-    expect(acknowledgedBatch.outcome).toEqual(Array(BATCH).fill(201));
+    // Batches under that load, to the end: how long one takes here and now. The quickest of two: the first may pay
+    // for what a connection does once (preparing statements), and timing by it let the later batches finish before
+    // the kill.
+    let batchMs = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const batch: BatchDelivery = { bodies: Array.from({ length: BATCH }, newEvent) };
+      acknowledgedBatches.push(batch);
+      const batchStart = Date.now();
+      await postBatch(batch);
+      batchMs = Math.min(batchMs, Date.now() - batchStart);
+      expect(batch.outcome).toEqual(Array(BATCH).fill(201));
+    }
 
     // Two more: the kill comes at 70% of a batch's time after the first was sent, 30% after the second.
     for (const delay of [0, 0.4 * batchMs]) {
@@ -248,7 +255,7 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
   it('stores a batch wholly or not at all, and an acknowledged batch wholly', async () => {
     const stored = await storedCounts();
     const present = (b: BatchDelivery) => b.bodies.filter((body) => stored.get(body.external_id as string) === 1).length;
-    expect(present(acknowledgedBatch)).toBe(BATCH);
+    for (const batch of acknowledgedBatches) expect(present(batch)).toBe(BATCH);
     process.stderr.write(
       `crash safety: batches in flight at the kill: ${cutBatches.map((b) => `${b.outcome === 'cut' ? 'cut' : 'answered'}, ${present(b)} of ${BATCH} stored`).join('; ')}\n`,
     );
