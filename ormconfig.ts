@@ -17,6 +17,7 @@ import { ConsoleAccess1764100000000 } from './src/database/migrations/1764100000
 import { IdempotencyKeys1764200000000 } from './src/database/migrations/1764200000000-idempotency-keys.js';
 import { FitLearning1764300000000 } from './src/database/migrations/1764300000000-fit-learning.js';
 import { ReturningShoppers1764400000000 } from './src/database/migrations/1764400000000-returning-shoppers.js';
+import { BoundedEvidence1764500000000 } from './src/database/migrations/1764500000000-bounded-evidence.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -48,6 +49,7 @@ export const migrations = [
   IdempotencyKeys1764200000000,
   FitLearning1764300000000,
   ReturningShoppers1764400000000,
+  BoundedEvidence1764500000000,
 ];
 
 /**

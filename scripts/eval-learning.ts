@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { LEARNING, type LearningSettings } from '../src/fit/engine/learning.js';
 import { projectRoot } from './lib/ansur.js';
 import { loadRtr, type Rental } from './lib/rtr.js';
-import { globalPrior, itemMajority, learns, neverLearns, prepareSplit, type PreparedSplit } from './lib/rtr-evaluate.js';
+import { type ChartAnswers, RTR_ANSWERS } from './lib/rtr-chart.js';
+import { globalPrior, itemMajority, learns, neverLearns, prepareSplit, type PreparedSplit, usualSizes } from './lib/rtr-evaluate.js';
 import { rowLogLosses, scoreVerdicts, type VerdictScores } from './lib/rtr-metrics.js';
 import type { Probabilities } from './lib/rtr-ordinal.js';
 import { itemHistory } from './lib/rtr-replay.js';
@@ -138,6 +139,57 @@ function table(title: string, groups: ReturnType<typeof breakdown>): string[] {
   ];
 }
 
+/**
+ * Which answers earn their keep: the held-out period scored again with charts that read fewer or more of the
+ * customer's answers (each chart and link fitted before the period, as above), learning and never learning.
+ */
+function answersEarn(rentals: readonly Rental[], testFrom: number) {
+  const usual = usualSizes(rentals);
+  const variants: readonly { name: string; answers: ChartAnswers }[] = [
+    { name: 'height and weight', answers: { braSize: false, bodyType: false } },
+    { name: '+ bra size', answers: { braSize: true, bodyType: false } },
+    { name: '+ body type', answers: { braSize: false, bodyType: true } },
+    { name: '+ bra size and body type (the chart above)', answers: RTR_ANSWERS },
+    { name: '+ bra size, body type and her usual size', answers: { ...RTR_ANSWERS, usualSize: (r) => usual.get(r) ?? null } },
+  ];
+  const ages = AGE_BANDS.map((b) => b.name);
+  const rows = variants.map(({ name, answers }) => {
+    const split = prepareSplit(rentals, { fitBefore: testFrom, scoreFrom: testFrom, scoreBefore: Infinity }, answers);
+    const seen = split.scored.map((i) => rentals[i]);
+    const models = { learning: learns(rentals, split, LEARNING).predictions, never: neverLearns(split) };
+    const auc = (keep: (r: Rental) => boolean) => {
+      const at = seen.flatMap((r, k) => (keep(r) ? [k] : []));
+      const score = (p: readonly Probabilities[]) =>
+        scoreVerdicts(
+          at.map((k) => p[k]),
+          at.map((k) => seen[k].verdict),
+        ).auc;
+      return { learning: score(models.learning), never: score(models.never) };
+    };
+    return {
+      name,
+      all: auc(() => true),
+      byAge: AGE_BANDS.map((b) => auc((r) => r.age !== null && r.age >= b.min && r.age < b.max)),
+      withUsual: auc((r) => usual.get(r) != null),
+    };
+  });
+  const scored = rentals.filter((r) => r.at >= testFrom);
+  const givers = scored.filter((r) => usual.get(r) != null).length;
+  const cell = (a: { learning: number; never: number }) => `${f3(a.learning)} / ${f3(a.never)}`;
+  const markdown = [
+    '#### Which answers earn their keep (held out; mean AUC, learning / never learns)',
+    '',
+    `Each chart reads height and weight and the answers named; "her usual size" is the median size of her rentals ` +
+      `reviewed on earlier days, which ${givers} of the ${scored.length} held-out rentals (${((100 * givers) / scored.length).toFixed(0)}%) have; the last column is those rentals.`,
+    '',
+    `| answers | all | ${ages.join(' | ')} | with a usual size |`,
+    `|---|---|${ages.map(() => '---|').join('')}---|`,
+    ...rows.map((r) => `| ${r.name} | ${cell(r.all)} | ${r.byAge.map(cell).join(' | ')} | ${cell(r.withUsual)} |`),
+    '',
+  ];
+  return { rows, givers, markdown };
+}
+
 function main(): void {
   const started = Date.now();
   const data = loadRtr();
@@ -178,6 +230,7 @@ function main(): void {
     return age === null ? 'not given' : (AGE_BANDS.find((b) => age >= b.min && age < b.max)?.name ?? 'not given');
   };
   const byAge = breakdown(test.scored, ageOf, [...AGE_BANDS.map((b) => b.name), 'not given'], predictions, seen);
+  const earn = answersEarn(rentals, testFrom);
   const seconds = (Date.now() - started) / 1000;
 
   const today = new Date().toISOString().slice(0, 10);
@@ -202,6 +255,7 @@ function main(): void {
     ...table("Held out, by the item's earlier rentals (in the whole file before the rental)", byHistory),
     ...table('Held out, by body type', byBody),
     ...table('Held out, by age', byAge),
+    ...earn.markdown,
     '#### Published figures on RentTheRunway (quoted as recalled, rounded; not reproduced; other splits and inputs)',
     '',
     '| model | mean AUC |',
@@ -244,6 +298,7 @@ function main(): void {
     unboundedProductPrior: { logLoss: unbounded.logLoss, auc: unbounded.auc },
     links: { learning: link, neverLearns: test.neverLink },
     heldOut: { all, byHistory, byBody, byAge },
+    answers: earn.rows.map(({ name, all: a, byAge: ages, withUsual }) => ({ name, all: a, byAge: ages, withUsual })),
     published: PUBLISHED,
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);

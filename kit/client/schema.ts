@@ -1984,7 +1984,7 @@ export interface components {
              */
             outcomes: number;
             /**
-             * @description Their weight once aged (recent and directed outcomes weigh more).
+             * @description Their weight once aged: recent outcomes weigh more, a choice of another size than the chart’s a quarter.
              * @example 41.5
              */
             evidence_weight: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Rental, Verdict } from './rtr.js';
 import { fitChart } from './rtr-chart.js';
+import { usualSizes } from './rtr-evaluate.js';
 
 const BODY_TYPES = ['hourglass', 'athletic', 'petite', 'pear', null];
 
@@ -24,6 +25,7 @@ function customers(n: number): Rental[] {
     const bust = random() < 0.9;
     return {
       verdict,
+      userId: `u${i}`,
       itemId: String(i % 7),
       category,
       // the "small" rentals were a size too small: the chart must not learn from them
@@ -50,5 +52,36 @@ describe('size chart of the engine that never learns', () => {
     expect(chart.recommend({ ...someone, weightLbs: 200 })).toBeGreaterThan(chart.recommend(someone));
     // an implausible weight counts as not given
     expect(Number.isFinite(chart.recommend({ ...someone, weightLbs: 2000 }))).toBe(true);
+  });
+});
+
+describe('answers the chart reads', () => {
+  it('reads the size she usually wears when asked to, and drops bra size and body type when told', () => {
+    // sizes that weight alone cannot tell: each customer a size above or below what her weight says, as her usual
+    // size shows
+    const all = customers(3000).map((r, i) => ({
+      ...r,
+      verdict: 'fit' as Verdict,
+      category: 'dress',
+      size: 0.3 * ((r.weightLbs ?? 0) - 110) + 4 * ((i % 3) - 1),
+    }));
+    const usual = new Map<Rental, number | null>(all.map((r, i) => [r, i % 10 === 0 ? null : r.size]));
+    const withUsual = fitChart(all, { braSize: false, bodyType: false, usualSize: (r) => usual.get(r) ?? null });
+    const without = fitChart(all, { braSize: false, bodyType: false });
+    const error = (chart: ReturnType<typeof fitChart>) => all.reduce((sum, r) => sum + (chart.recommend(r) - r.size) ** 2, 0) / all.length;
+    expect(error(without)).toBeGreaterThan(9);
+    expect(error(withUsual)).toBeLessThan(2);
+  });
+
+  it('takes the usual size from her earlier days only, as the median', () => {
+    const base = customers(5);
+    const rentals = [
+      { ...base[0], userId: 'a', size: 4, at: 1 },
+      { ...base[1], userId: 'a', size: 8, at: 1 },
+      { ...base[2], userId: 'b', size: 12, at: 2 },
+      { ...base[3], userId: 'a', size: 16, at: 3 },
+      { ...base[4], userId: 'a', size: 2, at: 4 },
+    ];
+    expect(rentals.map((r) => usualSizes(rentals).get(r))).toEqual([null, null, null, 6, 8]);
   });
 });

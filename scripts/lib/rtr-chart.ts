@@ -15,6 +15,17 @@ const BODY_TYPES = ['hourglass', 'athletic', 'petite', 'straight & narrow', 'pea
 /** Answers outside these ranges are typing errors and count as not given. */
 const PLAUSIBLE = { heightIn: [48, 84], weightLbs: [70, 400], bustBand: [28, 48] } as const;
 
+/** Which answers the chart reads beyond height and weight. */
+export interface ChartAnswers {
+  readonly braSize: boolean;
+  readonly bodyType: boolean;
+  /** The size she usually wears (e.g. the median of her earlier rentals), or null when unknown; absent: not asked. */
+  readonly usualSize?: (r: Rental) => number | null;
+}
+
+/** The answers the service's questionnaire would need for the chart of this evaluation. */
+export const RTR_ANSWERS: ChartAnswers = { braSize: true, bodyType: true };
+
 export interface SizeChart {
   /** The size the chart recommends for this customer in this category, on the shop's scale. */
   recommend(r: Rental): number;
@@ -30,7 +41,25 @@ function answer(r: Rental, key: Answer): number | null {
   return v >= min && v <= max ? v : null;
 }
 
-export function fitChart(training: readonly Rental[]): SizeChart {
+/**
+ * The chart from `training`. With a usual size asked for, customers who give one get a regression of their own that
+ * reads it, and the others the regression without it: a shared regression with a "not given" flag would have to
+ * weigh weight and height for both at once.
+ */
+export function fitChart(training: readonly Rental[], answers: ChartAnswers = RTR_ANSWERS): SizeChart {
+  const usual = answers.usualSize;
+  if (!usual) return fitLinear(training, answers, null);
+  const without = fitLinear(training, answers, null);
+  const givers = training.filter((r) => usual(r) !== null);
+  if (givers.filter((r) => r.verdict === 'fit').length < MIN_USUAL_FITS) return without;
+  const withUsual = fitLinear(givers, answers, usual as (r: Rental) => number);
+  return { recommend: (r) => (usual(r) === null ? without : withUsual).recommend(r) };
+}
+
+/** Fewer fitted rentals with a usual size than this, and the chart does not read it. */
+const MIN_USUAL_FITS = 100;
+
+function fitLinear(training: readonly Rental[], answers: ChartAnswers, usual: ((r: Rental) => number) | null): SizeChart {
   const fits = training.filter((r) => r.verdict === 'fit');
   const means = Object.fromEntries(
     ANSWERS.map((key) => {
@@ -39,10 +68,12 @@ export function fitChart(training: readonly Rental[]): SizeChart {
     }),
   ) as Record<Answer, number>;
   // band and cup are one answer: both given or neither
+  const usualMean = usual ? fits.reduce((sum, r) => sum + usual(r), 0) / Math.max(fits.length, 1) : 0;
   const full = (r: Rental): number[] => {
     const [height, weight, band, cup] = ANSWERS.map((key) => answer(r, key));
-    const bust = band !== null && cup !== null;
+    const bust = answers.braSize && band !== null && cup !== null;
     const centred = (v: number | null, key: Answer) => (v === null ? 0 : v - means[key]);
+
     return [
       1,
       centred(height, 'heightIn'),
@@ -51,8 +82,9 @@ export function fitChart(training: readonly Rental[]): SizeChart {
       weight === null ? 1 : 0,
       bust ? centred(band, 'bustBand') : 0,
       bust ? centred(cup, 'cup') : 0,
-      bust ? 0 : 1,
-      ...BODY_TYPES.map((t) => (r.bodyType === t ? 1 : 0)),
+      bust || !answers.braSize ? 0 : 1,
+      ...BODY_TYPES.map((t) => (answers.bodyType && r.bodyType === t ? 1 : 0)),
+      usual ? usual(r) - usualMean : 0,
     ];
   };
   // a column no training row sets (an answer all gave, a body type none named) would make the fit singular

@@ -6,7 +6,7 @@
  */
 import type { LearningSettings } from '../../src/fit/engine/learning.js';
 import { VERDICTS, type Rental, type Verdict } from './rtr.js';
-import { fitChart, SIZE_STEP } from './rtr-chart.js';
+import { type ChartAnswers, fitChart, RTR_ANSWERS, SIZE_STEP } from './rtr-chart.js';
 import { fitOrdinal, type GapRow, type OrdinalLink, ordinalProbabilities, type Probabilities } from './rtr-ordinal.js';
 import { replayOffsets } from './rtr-replay.js';
 
@@ -32,10 +32,13 @@ export interface PreparedSplit {
 
 const verdictsOf = (rentals: readonly Rental[], rows: readonly number[]): Verdict[] => rows.map((i) => rentals[i].verdict);
 
-export function prepareSplit(rentals: readonly Rental[], split: Split): PreparedSplit {
+export function prepareSplit(rentals: readonly Rental[], split: Split, answers: ChartAnswers = RTR_ANSWERS): PreparedSplit {
   const fitted = rentals.flatMap((r, i) => (r.at < split.fitBefore ? [i] : []));
   const scored = rentals.flatMap((r, i) => (r.at >= split.scoreFrom && r.at < split.scoreBefore ? [i] : []));
-  const chart = fitChart(fitted.map((i) => rentals[i]));
+  const chart = fitChart(
+    fitted.map((i) => rentals[i]),
+    answers,
+  );
   const gaps = Float64Array.from(rentals, (r) => (chart.recommend(r) - r.size) / SIZE_STEP);
   const verdicts = verdictsOf(rentals, fitted);
   const share = (v: Verdict) => verdicts.filter((x) => x === v).length / verdicts.length;
@@ -77,4 +80,35 @@ export function itemMajority(p: PreparedSplit, history: readonly (readonly numbe
 /** The global shares for everyone. */
 export function globalPrior(p: PreparedSplit): Probabilities[] {
   return p.scored.map(() => p.prior);
+}
+
+/**
+ * The size each customer usually wears, as she would answer it before each rental: the median size of her rentals
+ * reviewed on earlier days (null for her first day).
+ */
+export function usualSizes(rentals: readonly Rental[]): Map<Rental, number | null> {
+  const earlier = new Map<string, number[]>();
+  const usual = new Map<Rental, number | null>();
+  // rentals are sorted by day: a day's rentals see only the days before
+  for (let start = 0; start < rentals.length;) {
+    let end = start;
+    while (end < rentals.length && rentals[end].at === rentals[start].at) end++;
+    for (let i = start; i < end; i++) {
+      const sizes = earlier.get(rentals[i].userId);
+      usual.set(rentals[i], sizes ? median(sizes) : null);
+    }
+    for (let i = start; i < end; i++) {
+      const sizes = earlier.get(rentals[i].userId) ?? [];
+      sizes.push(rentals[i].size);
+      earlier.set(rentals[i].userId, sizes);
+    }
+    start = end;
+  }
+  return usual;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -5,6 +5,7 @@ import { evidenceOfRental, itemHistory, replayOffsets } from './rtr-replay.js';
 
 const rental = (itemId: string, verdict: Verdict, day: number, category = 'dress'): Rental => ({
   verdict,
+  userId: 'u',
   itemId,
   category,
   size: 8,
@@ -19,7 +20,12 @@ const rental = (itemId: string, verdict: Verdict, day: number, category = 'dress
 
 describe('replaying rentals', () => {
   it('reads a verdict as evidence from the size rented: small one step bigger, large one smaller', () => {
-    expect(evidenceOfRental(rental('a', 'small', 0))).toEqual({ kind: 'size_return', steps: 1, at: new Date(Date.UTC(2016, 0, 1)) });
+    expect(evidenceOfRental(rental('a', 'small', 0))).toEqual({
+      kind: 'size_return',
+      steps: 1,
+      bought: 0,
+      at: new Date(Date.UTC(2016, 0, 1)),
+    });
     expect(evidenceOfRental(rental('a', 'large', 0)).steps).toBe(-1);
     expect(evidenceOfRental(rental('a', 'fit', 0))).toMatchObject({ kind: 'kept', steps: 0 });
   });

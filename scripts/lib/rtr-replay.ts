@@ -17,12 +17,13 @@ import { VERDICTS, type Rental } from './rtr.js';
 
 /**
  * A rental's evidence: the customer rented the size she chose (no chart was shown), so the reference is that size, as
- * for any outcome bought without a fit session. "small": her size lay one step bigger; "large": one smaller.
+ * for any outcome bought without a fit session. "small": her size lay one step bigger; "large": one smaller, as the
+ * service reads a return that says which way.
  */
 export function evidenceOfRental(r: Rental): Evidence {
   const at = new Date(r.at);
-  if (r.verdict === 'fit') return { kind: 'kept', steps: 0, at };
-  return { kind: 'size_return', steps: r.verdict === 'small' ? 1 : -1, at };
+  if (r.verdict === 'fit') return { kind: 'kept', steps: 0, bought: 0, at };
+  return { kind: 'size_return', steps: r.verdict === 'small' ? 1 : -1, bought: 0, at };
 }
 
 /** The learned offset of each rental's item just before the rental (same order as `rentals`). */

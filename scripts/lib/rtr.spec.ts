@@ -30,6 +30,7 @@ describe('loadRtr', () => {
       const [gown, dress, unknown] = data.rentals;
       expect(gown).toEqual({
         verdict: 'fit',
+        userId: '2',
         itemId: '11',
         category: 'gown',
         size: 12,

@@ -18,6 +18,7 @@ const CUPS = ['aa', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
 export interface Rental {
   readonly verdict: Verdict;
+  readonly userId: string;
   readonly itemId: string;
   readonly category: string;
   /** The size rented, on the shop's numeric scale. */
@@ -68,6 +69,7 @@ export function loadRtr(dir = rtrDir()): RtrData {
   };
   const c = {
     fit: column('fit'),
+    user: column('user_id'),
     item: column('item_id'),
     size: column('size'),
     weight: column('weight_lbs'),
@@ -93,6 +95,7 @@ export function loadRtr(dir = rtrDir()): RtrData {
     const cup = CUPS.indexOf(cells[c.cup]);
     rentals.push({
       verdict,
+      userId: cells[c.user],
       itemId: cells[c.item],
       category: cells[c.category] || 'unknown',
       size,

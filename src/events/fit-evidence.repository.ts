@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, type Evidence, type EvidenceSums, learnedOffset, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, BOUND_STEPS, type Evidence, type EvidenceSums, learnedOffset, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 import { evidenceOf, teachesFit } from './fit-evidence.js';
@@ -21,16 +21,58 @@ interface ProductEvidence {
   readonly sums: EvidenceSums;
 }
 
-type SumsRow = { weight: number; weighted_steps: number; weighted_squares: number; undirected: number; outcomes: number };
-const SUMS = `weight, weighted_steps, weighted_squares, undirected, outcomes`;
-const ADDED_SUMS = `coalesce(sum(weight), 0) AS weight, coalesce(sum(weighted_steps), 0) AS weighted_steps,
-       coalesce(sum(weighted_squares), 0) AS weighted_squares, coalesce(sum(undirected), 0) AS undirected,
-       coalesce(sum(outcomes), 0)::int AS outcomes`;
-
+type SumsRow = {
+  weight: number;
+  weighted_steps: number;
+  weighted_squares: number;
+  undirected: number;
+  undirected_above: number;
+  undirected_below: number;
+  at_least: number[];
+  at_most: number[];
+  outcomes: number;
+};
+/** The sums' columns: numbers, then arrays of BOUND_STEPS.length numbers, then the outcome count. */
+const SCALARS = ['weight', 'weighted_steps', 'weighted_squares', 'undirected', 'undirected_above', 'undirected_below'];
+const ARRAYS = ['at_least', 'at_most'];
+const ELEMENTS = BOUND_STEPS.map((_, i) => i + 1);
+const SUMS = [...SCALARS, ...ARRAYS, 'outcomes'].join(', ');
+/** Rows of sums added up (a level's sums from its products' rows). */
+const ADDED_SUMS = [
+  ...SCALARS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`),
+  ...ARRAYS.map((c) => `ARRAY[${ELEMENTS.map((i) => `coalesce(sum(${c}[${i}]), 0)`).join(', ')}] AS ${c}`),
+  'coalesce(sum(outcomes), 0)::int AS outcomes',
+].join(', ');
 /** An upsert's update of a row `f` of sums: the new outcomes' sums added to it. */
-const ADDED_TO_ROW = `weight = f.weight + EXCLUDED.weight, weighted_steps = f.weighted_steps + EXCLUDED.weighted_steps,
-       weighted_squares = f.weighted_squares + EXCLUDED.weighted_squares, undirected = f.undirected + EXCLUDED.undirected,
-       outcomes = f.outcomes + EXCLUDED.outcomes, updated_at = EXCLUDED.updated_at`;
+const ADDED_TO_ROW = [
+  ...[...SCALARS, 'outcomes'].map((c) => `${c} = f.${c} + EXCLUDED.${c}`),
+  ...ARRAYS.map((c) => `${c} = ARRAY[${ELEMENTS.map((i) => `f.${c}[${i}] + EXCLUDED.${c}[${i}]`).join(', ')}]`),
+  'updated_at = EXCLUDED.updated_at',
+].join(', ');
+/** Each column of sums as the parameters of an `unnest` (`t`) from $first on: one array per number and per element. */
+const SUM_PARAMETERS = SCALARS.length + ARRAYS.length * ELEMENTS.length + 1;
+const unnestSums = (first: number) =>
+  Array.from({ length: SUM_PARAMETERS }, (_, i) => `$${first + i}::${i === SUM_PARAMETERS - 1 ? 'int' : 'float8'}[]`).join(', ');
+const UNNESTED = [...SCALARS, ...ARRAYS.flatMap((c) => ELEMENTS.map((i) => `${c}_${i}`)), 'outcomes'].join(', ');
+/** The unnested columns `t` as the sums' columns, in SUMS order. */
+const FROM_UNNESTED = [
+  ...SCALARS.map((c) => `t.${c}`),
+  ...ARRAYS.map((c) => `ARRAY[${ELEMENTS.map((i) => `t.${c}_${i}`).join(', ')}]`),
+  't.outcomes',
+].join(', ');
+
+/** A set of sums as the parameters of `unnestSums`, one array per number. */
+const sumColumns = (all: readonly EvidenceSums[]) => [
+  all.map((s) => s.weight),
+  all.map((s) => s.weightedSteps),
+  all.map((s) => s.weightedSquares),
+  all.map((s) => s.undirected),
+  all.map((s) => s.undirectedAbove),
+  all.map((s) => s.undirectedBelow),
+  ...ELEMENTS.map((_, i) => all.map((s) => s.atLeast[i])),
+  ...ELEMENTS.map((_, i) => all.map((s) => s.atMost[i])),
+  all.map((s) => s.count),
+];
 
 const toSums = (row: SumsRow | undefined): EvidenceSums =>
   row === undefined
@@ -40,6 +82,10 @@ const toSums = (row: SumsRow | undefined): EvidenceSums =>
         weightedSteps: row.weighted_steps,
         weightedSquares: row.weighted_squares,
         undirected: row.undirected,
+        undirectedAbove: row.undirected_above,
+        undirectedBelow: row.undirected_below,
+        atLeast: row.at_least.map(Number),
+        atMost: row.at_most.map(Number),
         count: row.outcomes,
       };
 
@@ -55,13 +101,15 @@ const OUTCOME_SIZES = prepared<{
   bought: number | null;
   exchanged_to: number | null;
   recommended: number | null;
+  sizes: number;
   shopper_digest: Buffer | null;
 }>(
   'fit-evidence.outcome-sizes',
   `SELECT e.id, e.product_id, p.product_type_id,
           array_position(c.labels, b.size_label) AS bought,
           array_position(c.labels, x.size_label) AS exchanged_to,
-          array_position(c.labels, r.label) AS recommended, r.shopper_digest
+          array_position(c.labels, r.label) AS recommended, coalesce(array_length(c.labels, 1), 0) AS sizes,
+          r.shopper_digest
      FROM events e
      JOIN products p ON p.store_id = e.store_id AND p.id = e.product_id
      CROSS JOIN LATERAL (SELECT array_agg(s.size->>'label' ORDER BY s.n) AS labels
@@ -85,9 +133,8 @@ const OUTCOME_SIZES = prepared<{
 const ADD = prepared<never>(
   'fit-evidence.add',
   `INSERT INTO fit_evidence AS f (merchant_id, store_id, product_id, product_type_id, ${SUMS}, updated_at)
-     SELECT $1, $2, t.* , $3
-       FROM unnest($4::uuid[], $5::uuid[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::int[])
-         AS t(product_id, product_type_id, weight, weighted_steps, weighted_squares, undirected, outcomes)
+     SELECT $1, $2, t.product_id, t.product_type_id, ${FROM_UNNESTED}, $3
+       FROM unnest($4::uuid[], $5::uuid[], ${unnestSums(6)}) AS t(product_id, product_type_id, ${UNNESTED})
      ON CONFLICT (store_id, product_id) DO UPDATE SET
        product_type_id = EXCLUDED.product_type_id,
        ${ADDED_TO_ROW}`,
@@ -97,9 +144,8 @@ const ADD = prepared<never>(
 const ADD_SHOPPERS = prepared<never>(
   'fit-evidence.add-shoppers',
   `INSERT INTO shopper_evidence AS f (merchant_id, store_id, shopper_digest, ${SUMS}, updated_at)
-     SELECT $1, $2, decode(t.digest, 'hex'), t.weight, t.weighted_steps, t.weighted_squares, t.undirected, t.outcomes, $3
-       FROM unnest($4::text[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::int[])
-         AS t(digest, weight, weighted_steps, weighted_squares, undirected, outcomes)
+     SELECT $1, $2, decode(t.digest, 'hex'), ${FROM_UNNESTED}, $3
+       FROM unnest($4::text[], ${unnestSums(5)}) AS t(digest, ${UNNESTED})
      ON CONFLICT (store_id, shopper_digest) DO UPDATE SET
        ${ADDED_TO_ROW}`,
 );
@@ -185,6 +231,7 @@ export class FitEvidenceRepository {
         bought: row.bought,
         exchangedTo: row.exchanged_to,
         recommended: row.recommended,
+        count: row.sizes,
       });
       if (evidence === null) continue;
       const known = products.get(row.product_id) ?? { productTypeId: row.product_type_id, sums: NO_EVIDENCE };
@@ -215,9 +262,10 @@ export class FitEvidenceRepository {
     }
     const byShopper = new Map<string, EvidenceSums>();
     for (const { digest, productId, evidence } of outcomes) {
-      const steps = evidence.steps === null ? null : evidence.steps - (productSteps.get(productId) as number);
+      const offset = productSteps.get(productId) as number;
+      const steps = evidence.steps === null ? null : evidence.steps - offset;
       const key = digest.toString('hex');
-      byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps })));
+      byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps, bought: evidence.bought - offset })));
     }
     const sorted = [...byShopper].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     await run(manager, ADD_SHOPPERS, [
@@ -225,11 +273,7 @@ export class FitEvidenceRepository {
       store.id,
       now.toISOString(),
       sorted.map(([digest]) => digest),
-      sorted.map(([, sums]) => sums.weight),
-      sorted.map(([, sums]) => sums.weightedSteps),
-      sorted.map(([, sums]) => sums.weightedSquares),
-      sorted.map(([, sums]) => sums.undirected),
-      sorted.map(([, sums]) => sums.count),
+      ...sumColumns(sorted.map(([, sums]) => sums)),
     ]);
   }
 
@@ -274,11 +318,7 @@ export class FitEvidenceRepository {
       now.toISOString(),
       sorted.map(([id]) => id),
       column((e) => e.productTypeId),
-      column((e) => e.sums.weight),
-      column((e) => e.sums.weightedSteps),
-      column((e) => e.sums.weightedSquares),
-      column((e) => e.sums.undirected),
-      column((e) => e.sums.count),
+      ...sumColumns(column((e) => e.sums)),
     ]);
   }
 

@@ -9,6 +9,8 @@ interface OutcomeSizes {
   readonly exchangedTo: number | null;
   /** The size the chart recommended, when the line was bought after a fit session that recommended one. */
   readonly recommended: number | null;
+  /** How many sizes the chart has. */
+  readonly count: number;
 }
 
 /** The fields of a stored event that decide what it teaches. */
@@ -26,26 +28,28 @@ export const teachesFit = (event: Pick<Outcome, 'type' | 'reason'>): boolean =>
 /**
  * The evidence an outcome gives, in size steps from the chart's own answer. The reference is the size the chart
  * recommended when the line came from a fit session; otherwise the size the shopper chose herself, which is what a
- * shopper reading the chart would choose. A kept size says her size was the one bought; a return or exchange for size
- * says it was one step the other side of the bought size (`fit_feedback`), or exactly the size exchanged to; one that
- * says neither is a size problem with no direction. `null` when the outcome teaches nothing (or names a size the
- * product's chart no longer has).
+ * shopper reading the chart would choose. A kept size says her size was the one bought, or, in the chart's largest or
+ * smallest size, that it lay there or beyond (no size could show more); an exchange to a named size says it was that
+ * size; a return or exchange for size that says which way (`fit_feedback`) says it was the next size that way (most
+ * size problems are one size off, and reading them so validates better on RentTheRunway than "a step or more"); one
+ * that says neither is a size problem with no direction. `null` when the outcome teaches nothing (or names a size the
+ * product's chart no longer has, or the chart has one size).
  */
 export function evidenceOf(outcome: Outcome, sizes: OutcomeSizes): Evidence | null {
-  if (!teachesFit(outcome) || sizes.bought === null) return null;
+  if (!teachesFit(outcome) || sizes.bought === null || sizes.count < 2) return null;
   const at = outcome.occurredAt;
   const reference = sizes.recommended ?? sizes.bought;
-  const fromReference = sizes.bought - reference;
+  const bought = sizes.bought - reference;
   const direction = outcome.fitFeedback === 'too_small' ? 1 : outcome.fitFeedback === 'too_large' ? -1 : null;
   if (outcome.type === 'item_kept') {
-    return { kind: fromReference === 0 ? 'kept' : 'kept_after_override', steps: fromReference, at };
+    const kind = bought === 0 ? 'kept' : 'kept_after_override';
+    const edge = sizes.bought === sizes.count ? 'at_least' : sizes.bought === 1 ? 'at_most' : undefined;
+    return edge ? { kind, steps: bought, bound: edge, bought, at } : { kind, steps: bought, bought, at };
   }
   if (outcome.type === 'size_exchange' && sizes.exchangedTo !== null && sizes.exchangedTo !== sizes.bought) {
-    return { kind: 'size_exchange', steps: sizes.exchangedTo - reference, at };
+    return { kind: 'size_exchange', steps: sizes.exchangedTo - reference, bought, at };
   }
-  return {
-    kind: outcome.type === 'size_exchange' ? 'size_exchange' : 'size_return',
-    steps: direction === null ? null : fromReference + direction,
-    at,
-  };
+  const kind = outcome.type === 'size_exchange' ? 'size_exchange' : 'size_return';
+  if (direction === null) return { kind, steps: null, bought, at };
+  return { kind, steps: bought + direction, bought, at };
 }

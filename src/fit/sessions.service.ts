@@ -262,7 +262,7 @@ export class SessionsService {
     const product = await this.catalog.productWithSizes(store, session.productId, manager);
     const [from, to] = [product.labels.indexOf(reference), product.labels.indexOf(chosen)];
     if (from < 0 || to < 0) return;
-    await this.evidence.recordOverride(manager, store, product, { kind: 'override', steps: to - from, at: now }, now);
+    await this.evidence.recordOverride(manager, store, product, { kind: 'override', steps: to - from, bought: to - from, at: now }, now);
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */

@@ -135,6 +135,60 @@ describe('learning how products fit from outcomes', () => {
     expectProblem(await t.http().get(`${base}/product-fit?limit=0`).set(bearer(shop.secret)), 400, 'validation_failed');
   });
 
+  it('reads a size problem with no direction as the way the product runs, from the size bought', async () => {
+    /** A shop whose M was kept 12 times and returned as too small 12 times, plus `more` of its outcomes. */
+    const runningSmall = async (more: (shop: Shop) => Promise<void> = async () => {}) => {
+      const shop = await newShop();
+      await outcomes(shop, 12, 'M', 'item_kept');
+      await outcomes(shop, 12, 'M', 'return_requested', { fit_feedback: 'too_small' });
+      await more(shop);
+      const fit = await fitOf(shop);
+      expect(fit.status).toBe(200);
+      return fit.body.learned as { size_steps: number; sd: number; outcomes: number };
+    };
+    const directedOnly = await runningSmall();
+    // returns of the chart's own size that say no direction: most likely too small too, on a product that runs small
+    const atTheAnswer = await runningSmall((shop) => outcomes(shop, 8, 'M', 'return_requested'));
+    expect(atTheAnswer.outcomes).toBe(32);
+    expect(atTheAnswer.size_steps).toBeGreaterThan(directedOnly.size_steps + 0.05);
+    expect(atTheAnswer.sd).toBeGreaterThan(0);
+
+    // the same returns of a size above the one the chart said: her size lay at the chart's or two above, and the
+    // chart's is the likelier
+    const aboveTheAnswer = await runningSmall(async (shop) => {
+      const events = [];
+      for (let i = 0; i < 8; i++) {
+        const { sessionId, recommendation: r } = await recommendation(shop);
+        const above = SIZES[SIZES.indexOf(r.adjustment.chart_size_label as (typeof SIZES)[number]) + 1];
+        // bought after the session started, as a purchase must be to count as assisted
+        const line = {
+          order_id: uniqueId('order'),
+          line_item_id: uniqueId('line'),
+          variant_id: shop.variants[above],
+          occurred_at: new Date().toISOString(),
+        };
+        events.push(eventBody('purchase', shop, { ...line, session_id: sessionId }), eventBody('return_requested', shop, line));
+      }
+      expect((await batchRaw(shop, { events })).status).toBe(200);
+    });
+    expect(aboveTheAnswer.outcomes).toBe(32);
+    expect(aboveTheAnswer.size_steps).toBeLessThan(atTheAnswer.size_steps - 0.05);
+  });
+
+  it('reads the largest size kept as that size or a bigger one, not as exactly right', async () => {
+    const learned = async (keptSize: (typeof SIZES)[number]) => {
+      const shop = await newShop();
+      await outcomes(shop, 12, 'M', 'item_kept');
+      await outcomes(shop, 12, 'M', 'return_requested', { fit_feedback: 'too_small' });
+      await outcomes(shop, 10, keptSize, 'item_kept');
+      return (await fitOf(shop)).body.learned as { size_steps: number; outcomes: number };
+    };
+    const [interior, largest] = [await learned('L'), await learned('XL')];
+    expect([interior.outcomes, largest.outcomes]).toEqual([34, 34]);
+    // on a product that runs small, the XL kept may have wanted a bigger size the chart lacks
+    expect(largest.size_steps).toBeGreaterThan(interior.size_steps + 0.05);
+  });
+
   it('learns a little from a shopper choosing another size than the chart said, nothing from one who follows it', async () => {
     const shop = await newShop();
     /** A session whose shopper chooses `choose(the chart's answer)`. */

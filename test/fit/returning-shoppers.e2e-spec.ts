@@ -52,20 +52,21 @@ describe('returning shoppers', () => {
     expect((response.body.results as { status: number }[]).every((r) => r.status === 201)).toBe(true);
   }
 
-  it('recommends a size up to a shopper who keeps a size up, and not to another with the same body', async () => {
+  it('recommends a size down to a shopper who keeps a size down, and not to another with the same body', async () => {
     const shop = await newShop();
-    await keeps(shop, 'cust-big', 8, 1);
+    // the chart's answer for this body is L: a size down is M, inside the chart (the largest size kept says less)
+    await keeps(shop, 'cust-small', 8, -1);
     await keeps(shop, 'cust-true', 8, 0);
 
-    const big = (await recommended(shop, 'cust-big')).recommendation;
+    const small = (await recommended(shop, 'cust-small')).recommendation;
     const fits = (await recommended(shop, 'cust-true')).recommendation;
     const stranger = (await recommended(shop)).recommendation;
-    expect(big.adjustment.shopper_steps as number).toBeGreaterThan(0.3);
-    expect(fits.adjustment.shopper_steps as number).toBeLessThan(0);
+    expect(small.adjustment.shopper_steps as number).toBeLessThan(-0.3);
+    expect(fits.adjustment.shopper_steps as number).toBeGreaterThan(0);
     expect(stranger.adjustment.shopper_steps).toBeNull();
-    expect(SIZES.indexOf(big.size_label as Size)).toBe(SIZES.indexOf(big.adjustment.chart_size_label as Size) + 1);
+    expect(SIZES.indexOf(small.size_label as Size)).toBe(SIZES.indexOf(small.adjustment.chart_size_label as Size) - 1);
     expect(SIZES.indexOf(fits.size_label as Size)).toBe(SIZES.indexOf(fits.adjustment.chart_size_label as Size));
-    expect(big.model_version).not.toBe(fits.model_version);
+    expect(small.model_version).not.toBe(fits.model_version);
   });
 
   it('stores only a keyed hash of the id, different in each store, and erases it on request', async () => {

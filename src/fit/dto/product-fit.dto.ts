@@ -30,7 +30,10 @@ export class LearnedFitResponse {
   })
   outcomes: number;
 
-  @ApiProperty({ description: 'Their weight once aged (recent and directed outcomes weigh more).', example: 41.5 })
+  @ApiProperty({
+    description: 'Their weight once aged: recent outcomes weigh more, a choice of another size than the chart’s a quarter.',
+    example: 41.5,
+  })
   evidence_weight: number;
 }
 

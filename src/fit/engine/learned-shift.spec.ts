@@ -30,12 +30,49 @@ const measured = (chest: number, waist: number, learned?: RecommendInput['learne
   });
 
 describe('shiftedChart', () => {
-  it('moves every range of a zone by the offset times the zone’s mean range width, down for a product that runs small', () => {
+  it('gives every size the ranges stated the offset’s sizes below it, down for a product that runs small', () => {
     const moved = shiftedChart(CHART, 0.5);
     expect(moved.sizes[1].measurements).toEqual({ chest: { min: 90, max: 98 }, waist: { min: 74, max: 80 } });
     expect(shiftedChart(CHART, 0)).toBe(CHART);
     const back = shiftedChart(shiftedChart(CHART, 1.3), -1.3);
     back.sizes.forEach((size, i) => expect(size.measurements.chest?.min).toBeCloseTo(CHART.sizes[i].measurements.chest?.min as number, 9));
+  });
+
+  it('moves each size by its own neighbours’ distance where ranges widen with size, and past the ends by the end size’s width', () => {
+    const widening: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        ['S', 60, 68],
+        ['M', 68, 76],
+        ['L', 76, 86],
+        ['XL', 86, 100],
+      ].map(([label, min, max]) => ({ label: label as string, measurements: { waist: { min: min as number, max: max as number } } })),
+    };
+    const waists = (chart: Chart) => chart.sizes.map((s) => [s.measurements.waist?.min, s.measurements.waist?.max]);
+    expect(waists(shiftedChart(widening, 1))).toEqual([
+      [52, 60],
+      [60, 68],
+      [68, 76],
+      [76, 86],
+    ]);
+    expect(waists(shiftedChart(widening, -1))).toEqual([
+      [68, 76],
+      [76, 86],
+      [86, 100],
+      [100, 114],
+    ]);
+    expect(waists(shiftedChart(widening, 0.5))[2]).toEqual([72, 81]);
+  });
+
+  it('moves only the sizes that measure a zone, along those sizes', () => {
+    const partial: Chart = {
+      ...CHART,
+      sizes: CHART.sizes.map((size, i) => (i === 1 ? { ...size, measurements: { chest: size.measurements.chest } } : size)),
+    };
+    const moved = shiftedChart(partial, 1);
+    expect(moved.sizes[1].measurements).toEqual({ chest: { min: 86, max: 94 } });
+    expect(moved.sizes[2].measurements.waist).toEqual({ min: 71, max: 77 });
   });
 });
 

@@ -1,41 +1,45 @@
 /**
  * What outcomes taught about a product, applied to its chart: a product whose sizes run `steps` sizes small (positive)
- * fits like its stated chart with every range moved down by `steps` times that zone's mean range width (the same move
- * as the merchant's own `runs_small`, by a third). A shopper in the upper part of her size then needs the next one
- * up, and one in the lower part does not: half a step moves half the shoppers, as a real half-step difference does.
- * The offset's uncertainty is carried by averaging the answers on charts moved by a 5-point Gauss–Hermite rule over
- * N(steps, sd²), so confidence drops where the evidence is thin.
+ * fits like its stated chart with every size taking the ranges its chart states `steps` sizes below it (one step: the M
+ * fits like the stated S; half a step: halfway between the S's ranges and the M's). A size step is the distance to the
+ * neighbouring size, zone by zone, so a chart whose ranges widen with size moves its small sizes by their own widths and
+ * its large sizes by theirs. Past either end of the chart the ranges continue at the end size's own width. A shopper in
+ * the upper part of her size then needs the next one up, and one in the lower part does not: half a step moves half
+ * the shoppers, as a real half-step difference does. The offset's uncertainty is carried by averaging the answers on
+ * charts moved by a 5-point Gauss–Hermite rule over N(steps, sd²), so confidence drops where the evidence is thin.
  */
 import type { Chart, Zone } from './types.js';
 
-/** Mean width of each zone's ranges over the sizes that define it. */
-function meanWidths(chart: Chart): Map<Zone, number> {
-  const sums = new Map<Zone, { sum: number; count: number }>();
-  for (const size of chart.sizes) {
-    for (const [zone, range] of Object.entries(size.measurements) as [Zone, { min: number; max: number }][]) {
-      const known = sums.get(zone) ?? { sum: 0, count: 0 };
-      sums.set(zone, { sum: known.sum + range.max - range.min, count: known.count + 1 });
-    }
-  }
-  return new Map([...sums].map(([zone, { sum, count }]) => [zone, sum / count]));
+type Range = { readonly min: number; readonly max: number };
+
+/**
+ * A zone's bound at fractional position p along its sizes (0 = the first size measuring the zone): linear between
+ * sizes, and past either end along the end size's width.
+ */
+function boundAt(bounds: readonly number[], widths: readonly number[], p: number): number {
+  const last = bounds.length - 1;
+  if (p <= 0) return bounds[0] + p * widths[0];
+  if (p >= last) return bounds[last] + (p - last) * widths[last];
+  const i = Math.floor(p);
+  return bounds[i] + (p - i) * (bounds[i + 1] - bounds[i]);
 }
 
-/** The chart whose every range is moved down by `steps` mean range widths of its zone (up for negative steps). */
+/** The chart whose every size takes the ranges stated `steps` sizes below it, zone by zone (above for negative steps). */
 export function shiftedChart(chart: Chart, steps: number): Chart {
   if (steps === 0) return chart;
-  const widths = meanWidths(chart);
-  return {
-    ...chart,
-    sizes: chart.sizes.map((size) => ({
-      ...size,
-      measurements: Object.fromEntries(
-        (Object.entries(size.measurements) as [Zone, { min: number; max: number }][]).map(([zone, range]) => {
-          const move = steps * (widths.get(zone) ?? 0);
-          return [zone, { min: range.min - move, max: range.max - move }];
-        }),
-      ),
-    })),
-  };
+  const moved = chart.sizes.map((size) => ({ ...size.measurements }) as Partial<Record<Zone, Range>>);
+  const zones = new Set(chart.sizes.flatMap((size) => Object.keys(size.measurements) as Zone[]));
+  for (const zone of zones) {
+    // the sizes that measure this zone, in chart order
+    const at = chart.sizes.flatMap((size, i) => (size.measurements[zone] ? [{ i, range: size.measurements[zone] }] : []));
+    const mins = at.map(({ range }) => range.min);
+    const maxes = at.map(({ range }) => range.max);
+    const widths = at.map(({ range }) => range.max - range.min);
+    at.forEach(({ i }, k) => {
+      moved[i][zone] = { min: boundAt(mins, widths, k - steps), max: boundAt(maxes, widths, k - steps) };
+    });
+  }
+  return { ...chart, sizes: chart.sizes.map((size, i) => ({ ...size, measurements: moved[i] })) };
 }
 
 /** Physicists' Gauss–Hermite nodes and weights, 5 points: E[f(X)] ≈ Σ w f(mean + √2·sd·t) / √π for X ~ N(mean, sd²). */

@@ -273,14 +273,18 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
   const learned = input.learned && { steps: round(input.learned.steps, 2), sd: round(Math.max(input.learned.sd, 0), 2) };
   const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
-  const analysis = learned ? analyse({ ...input, chart }, bodyModel) : stated;
+  const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
   const { prepared, answer, answeredMask, answerNoise, components } = analysis;
   const sizes = prepared.labels.length;
   let probability: readonly number[] = analysis.probability;
   if (learned && learned.sd > 0) {
     const mixed = new Array<number>(sizes).fill(0);
     for (const node of offsetNodes(learned.steps, learned.sd)) {
-      const p = analyse({ ...input, chart: shiftedChart(input.chart, node.steps) }, bodyModel).probability;
+      // the middle node is the offset itself, analysed above
+      const p =
+        node.steps === learned.steps
+          ? analysis.probability
+          : analyse({ ...input, chart: shiftedChart(input.chart, node.steps) }, bodyModel).probability;
       for (let s = 0; s < sizes; s++) mixed[s] += node.weight * p[s];
     }
     probability = mixed;
