@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { LEARNING, type LearningSettings } from '../src/fit/engine/learning.js';
 import { projectRoot } from './lib/ansur.js';
 import { loadRtr, type Rental } from './lib/rtr.js';
-import { type ChartAnswers, RTR_ANSWERS } from './lib/rtr-chart.js';
+import { USUAL_SIZE_SD } from '../src/fit/engine/usual-size.js';
+import { type ChartAnswers, RTR_ANSWERS, SIZE_STEP } from './lib/rtr-chart.js';
 import { globalPrior, itemMajority, learns, neverLearns, prepareSplit, type PreparedSplit, usualSizes } from './lib/rtr-evaluate.js';
 import { rowLogLosses, scoreVerdicts, type VerdictScores } from './lib/rtr-metrics.js';
 import type { Probabilities } from './lib/rtr-ordinal.js';
@@ -175,19 +176,28 @@ function answersEarn(rentals: readonly Rental[], testFrom: number) {
   });
   const scored = rentals.filter((r) => r.at >= testFrom);
   const givers = scored.filter((r) => usual.get(r) != null).length;
+  // how far a size that fitted lay from her usual size, in steps: what the engine's USUAL_SIZE_SD reads
+  const spread = rentals.flatMap((r) => {
+    const u = usual.get(r);
+    return r.verdict === 'fit' && u != null ? [(r.size - u) / SIZE_STEP] : [];
+  });
+  const spreadMean = spread.reduce((a, b) => a + b, 0) / spread.length;
+  const spreadSd = Math.sqrt(spread.reduce((a, b) => a + (b - spreadMean) ** 2, 0) / spread.length);
   const cell = (a: { learning: number; never: number }) => `${f3(a.learning)} / ${f3(a.never)}`;
   const markdown = [
     '#### Which answers earn their keep (held out; mean AUC, learning / never learns)',
     '',
     `Each chart reads height and weight and the answers named; "her usual size" is the median size of her rentals ` +
-      `reviewed on earlier days, which ${givers} of the ${scored.length} held-out rentals (${((100 * givers) / scored.length).toFixed(0)}%) have; the last column is those rentals.`,
+      `reviewed on earlier days, which ${givers} of the ${scored.length} held-out rentals (${((100 * givers) / scored.length).toFixed(0)}%) have; the last column is those rentals. ` +
+      `Over the whole file, the ${spread.length} rentals that fitted and had one lay at a standard deviation of ` +
+      `${spreadSd.toFixed(2)} size steps from it (the engine's \`USUAL_SIZE_SD\` is ${USUAL_SIZE_SD}).`,
     '',
     `| answers | all | ${ages.join(' | ')} | with a usual size |`,
     `|---|---|${ages.map(() => '---|').join('')}---|`,
     ...rows.map((r) => `| ${r.name} | ${cell(r.all)} | ${r.byAge.map(cell).join(' | ')} | ${cell(r.withUsual)} |`),
     '',
   ];
-  return { rows, givers, markdown };
+  return { rows, givers, spreadSd, markdown };
 }
 
 function main(): void {
@@ -299,6 +309,7 @@ function main(): void {
     links: { learning: link, neverLearns: test.neverLink },
     heldOut: { all, byHistory, byBody, byAge },
     answers: earn.rows.map(({ name, all: a, byAge: ages, withUsual }) => ({ name, all: a, byAge: ages, withUsual })),
+    usualSizeSpread: earn.spreadSd,
     published: PUBLISHED,
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);

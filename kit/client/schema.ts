@@ -1517,7 +1517,7 @@ export interface components {
             /** @example Tops quiz */
             name: string;
             /**
-             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used).
+             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, usual_size, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used).
              * @example [
              *       {
              *         "key": "height",
@@ -1565,7 +1565,7 @@ export interface components {
              */
             version: number;
             /**
-             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used).
+             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, usual_size, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used).
              * @example [
              *       {
              *         "key": "height",
@@ -1614,7 +1614,7 @@ export interface components {
             /** @example Tops quiz */
             name?: string;
             /**
-             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used). Replaces every question.
+             * @description 1–50 questions. Keys: height, weight, age, sex, fit_preference, usual_size, chest, waist, hip, inseam, neck, sleeve, foot_length, head, thigh, or custom:<name> (stored, not used). Replaces every question.
              * @example [
              *       {
              *         "key": "height",
@@ -1921,7 +1921,7 @@ export interface components {
         };
         AnswersRequest: {
             /**
-             * @description One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age (13–100), sex (female|male), fit_preference (tighter|regular|looser), any zone {value, unit: cm|in}, custom:<name> (a string, number or boolean).
+             * @description One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age (13–100), sex (female|male), fit_preference (tighter|regular|looser), usual_size (the size label she usually wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in}, custom:<name> (a string, number or boolean).
              * @example {
              *       "height": {
              *         "value": 178,

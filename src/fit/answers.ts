@@ -9,6 +9,8 @@ import { isCustomKey } from './questions.js';
 const CM_PER_INCH = 2.54;
 const KG_PER_POUND = 0.45359237;
 const MAX_CUSTOM_LENGTH = 500;
+/** As long as a size label of a chart may be (catalog-rules.ts). */
+const MAX_SIZE_LABEL_LENGTH = 50;
 
 type AnswersCheck = { ok: true; shopper: Shopper } | { ok: false; errors: FieldError[] };
 
@@ -65,6 +67,11 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
         if (!FIT_PREFERENCES.includes(value as FitPreference)) {
           fail(key, 'not_allowed_value', `fit_preference must be one of ${FIT_PREFERENCES.join(', ')}`);
         } else shopper.fitPreference = value as FitPreference;
+        break;
+      case 'usual_size':
+        if (typeof value !== 'string' || value.trim().length === 0 || value.length > MAX_SIZE_LABEL_LENGTH) {
+          fail(key, 'must_be_size_label', `usual_size is a size label of 1–${MAX_SIZE_LABEL_LENGTH} characters, e.g. "M"`);
+        } else shopper.usualSize = value;
         break;
       default:
         if (isZone(key)) {

@@ -4,7 +4,7 @@ import { ZONES } from './engine/types.js';
 import type { Question } from './fit.entities.js';
 
 /** Keys the recommendation engine understands; `custom:<name>` keys are kept but not used. */
-const PROFILE_KEYS = ['height', 'weight', 'age', 'sex', 'fit_preference'] as const;
+const PROFILE_KEYS = ['height', 'weight', 'age', 'sex', 'fit_preference', 'usual_size'] as const;
 export const ENGINE_KEYS: readonly string[] = [...PROFILE_KEYS, ...ZONES];
 const CUSTOM_KEY = /^custom:[a-z0-9_]{1,50}$/;
 const MAX_QUESTIONS = 50;

@@ -14,6 +14,7 @@ import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
 import { learnedOffset, NO_EVIDENCE } from './engine/learning.js';
 import { type Chart, InsufficientAnswersError, type LearnedShift, type Recommendation } from './engine/types.js';
+import { ADJUSTMENT_STEPS } from './engine/usual-size.js';
 import type { FitSession, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
@@ -135,7 +136,7 @@ export class SessionsService {
         model_version: result.modelVersion,
         adjustment: {
           source: learned ? 'learned' : context.fitAdjustment === 'true_to_size' ? 'none' : 'merchant',
-          size_steps: learned ? learned.steps : MERCHANT_STEPS[context.fitAdjustment],
+          size_steps: learned ? learned.steps : round2(ADJUSTMENT_STEPS[context.fitAdjustment]),
           sd: learned ? learned.sd : null,
           evidence: learned ? learned.count : 0,
           chart_size_label: result.chartSizeLabel,
@@ -281,9 +282,6 @@ export class SessionsService {
     return questionnaire;
   }
 }
-
-/** The merchant's own adjustment in size steps: the tailor moves every range by a third of its width (tailor.ts). */
-const MERCHANT_STEPS = { runs_small: 0.33, true_to_size: 0, runs_large: -0.33 } as const;
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 

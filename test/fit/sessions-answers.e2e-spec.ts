@@ -251,6 +251,38 @@ describe('fit sessions', () => {
       expect(types(await sessionEvents(t, session.id))).toEqual(['fit_started']);
     });
 
+    it('weighs the sizes by the size she usually wears, where the chart has it, and refuses one that is not a label', async () => {
+      const shop = await newShop();
+      const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
+        { key: 'height', required: true },
+        { key: 'weight', required: true },
+        { key: 'sex', required: false },
+        { key: 'usual_size', required: false },
+      ]);
+      const body = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
+      const answered = async (extra: Record<string, unknown>) => {
+        const session = await start(shop, { questionnaire_id: quiz.id });
+        return answer(shop, session.id, { ...body, ...extra });
+      };
+      const plain = (await answered({})).recommendation!;
+      const labels = ['S', 'M', 'L', 'XL'];
+      // a size two below the body's answer: the recommendation moves down, or at least grows less sure
+      const below = labels[Math.max(0, labels.indexOf(plain.size_label) - 2)];
+      const named = (await answered({ usual_size: ` ${below.toLowerCase()} ` })).recommendation!;
+      expect(named.size_label !== plain.size_label || named.confidence < plain.confidence).toBe(true);
+      expect(labels.indexOf(named.size_label)).toBeLessThanOrEqual(labels.indexOf(plain.size_label));
+      // another size system tells nothing
+      const foreign = (await answered({ usual_size: '38' })).recommendation!;
+      expect(foreign).toMatchObject({ size_label: plain.size_label, confidence: plain.confidence });
+
+      const session = await start(shop, { questionnaire_id: quiz.id });
+      for (const bad of [42, '', '   ', 'x'.repeat(51), { label: 'M' }]) {
+        expectErrors(await answerRaw(shop, session.id, { ...body, usual_size: bad }), [
+          { field: 'answers.usual_size', code: 'must_be_size_label' },
+        ]);
+      }
+    });
+
     it('stores custom answers and returns them, without letting them change the recommendation', async () => {
       const shop = await newShop();
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [

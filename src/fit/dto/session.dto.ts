@@ -80,8 +80,9 @@ export class AnswersRequest {
     ...ANSWERS_DOC,
     description:
       'One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age ' +
-      '(13–100), sex (female|male), fit_preference (tighter|regular|looser), any zone {value, unit: cm|in}, ' +
-      'custom:<name> (a string, number or boolean).',
+      '(13–100), sex (female|male), fit_preference (tighter|regular|looser), usual_size (the size label she usually ' +
+      'wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in}, custom:<name> ' +
+      '(a string, number or boolean).',
   })
   @IsObject({ message: 'answers must be an object of question key → answer' })
   answers: Record<string, unknown>;

@@ -17,6 +17,7 @@ import {
 } from './body-model.js';
 import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
 import { offsetNodes, shiftedChart } from './learned-shift.js';
+import { ADJUSTMENT_STEPS, usualSizeIndex, withUsualSize } from './usual-size.js';
 import { ANSWER_SD_CM } from './limits.js';
 import { bestSizeIndex, effectiveBounds, fitVerdict, leastExcessSize, prepareChart, type PreparedChart } from './tailor.js';
 import {
@@ -240,6 +241,11 @@ function choose({
       prepared,
       prepared.zoneIndex.map((z) => answer[z]),
     );
+  return likeliest(probability);
+}
+
+/** The most probable size (the first of equals). */
+function likeliest(probability: readonly number[]): number {
   let chosen = 0;
   for (let s = 1; s < probability.length; s++) if (probability[s] > probability[chosen]) chosen = s;
   return chosen;
@@ -269,7 +275,11 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   const { fitAdjustment } = input;
   const fitPreference = input.shopper.fitPreference ?? 'regular';
   const stated = analyse(input, bodyModel);
-  const chartChoice = choose(stated);
+  // the size she usually wears, where the chart has it: weighs the probabilities (usual-size.ts)
+  const usual = usualSizeIndex(stated.prepared.labels, input.shopper.usualSize);
+  const weighed = (probability: readonly number[], steps: number) =>
+    usual < 0 ? probability : withUsualSize(probability, usual + ADJUSTMENT_STEPS[fitAdjustment] + steps);
+  const chartChoice = usual < 0 ? choose(stated) : likeliest(weighed(stated.probability, 0));
   // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
   const learned = input.learned && { steps: round(input.learned.steps, 2), sd: round(Math.max(input.learned.sd, 0), 2) };
   const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
@@ -289,7 +299,8 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     }
     probability = mixed;
   }
-  const chosen = learned ? choose({ ...analysis, probability }) : chartChoice;
+  probability = weighed(probability, learned?.steps ?? 0);
+  const chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
   const alternatives: SizeProbability[] = probability
     .map((p, s) => ({ s, p }))
     .filter(({ s, p }) => s !== chosen && p >= ALTERNATIVE_MIN_PROBABILITY)

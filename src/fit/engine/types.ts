@@ -47,6 +47,8 @@ export interface Shopper {
   readonly fitPreference?: FitPreference;
   /** Body measurements the shopper answered, in cm. */
   readonly measured: Partial<Record<Zone, number>>;
+  /** The size she says she usually wears, as a label (used where the chart has that label). */
+  readonly usualSize?: string;
 }
 
 export interface RecommendInput {
