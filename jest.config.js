@@ -19,9 +19,11 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
-  // On the embedded database every test file has a database of its own, in its own process: two files run side by
-  // side. On PostgreSQL the files share one database, and some check whole tables, so they run one at a time.
-  maxWorkers: globalThis.process.env.DATABASE_URL ? 1 : 2,
+  // Two files run side by side. On the embedded database every test file has a database of its own; on PostgreSQL
+  // every worker has one (test/support/postgres-databases.ts), since some files check whole tables.
+  maxWorkers: 2,
+  globalSetup: '<rootDir>/test/support/postgres-databases.ts',
+  setupFiles: ['<rootDir>/test/support/worker-database.ts'],
   // A worker that has run many files holds every file's module graph (native ESM modules are never unloaded): one
   // past this size after a file is replaced by a fresh one, instead of growing to gigabytes and slowing down.
   workerIdleMemoryLimit: '2GB',
