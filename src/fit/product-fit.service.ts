@@ -11,12 +11,11 @@ import {
   type ProductFitResponse,
   type SizeOutcomesResponse,
 } from './dto/product-fit.dto.js';
-import { addSums, type EvidenceSums, type LearnedOffset, learnedOffset, NO_EVIDENCE } from './engine/learning.js';
+import { addSums, type EvidenceSums, type LearnedOffset, learnedOffset, learnedOffsets, NO_EVIDENCE } from './engine/learning.js';
 
 /** Within this many size steps either side of zero, a product is true to size. */
 const TRUE_TO_SIZE_STEPS = 0.25;
 
-const addAll = (sums: readonly EvidenceSums[]): EvidenceSums => sums.reduce(addSums, NO_EVIDENCE);
 const round = (x: number, decimals: number) => Math.round(x * 10 ** decimals) / 10 ** decimals;
 const rate = (part: number, whole: number) => (whole === 0 ? null : round(part / whole, 3));
 
@@ -80,13 +79,12 @@ export class ProductFitService {
   private async learnedFor(store: Store, wanted: (direction: FitDirection) => boolean, limit: number): Promise<ProductFitListResponse> {
     const products = await this.evidence.storeProducts(store.id);
     const now = new Date();
-    const byType = new Map<string, EvidenceSums[]>();
-    for (const p of products) byType.set(p.productTypeId, [...(byType.get(p.productTypeId) ?? []), p.sums]);
-    const storeSums = addAll(products.map((p) => p.sums));
-    const learned = products.map((p) => {
-      const offset = learnedOffset({ product: p.sums, productType: addAll(byType.get(p.productTypeId) ?? []), store: storeSums }, now);
-      return { productId: p.productId, offset, direction: fitDirection(offset) };
-    });
+    // Each sum and each level once: the list is linear in the store's products.
+    const byType = new Map<string, EvidenceSums>();
+    for (const p of products) byType.set(p.productTypeId, addSums(byType.get(p.productTypeId) ?? NO_EVIDENCE, p.sums));
+    const storeSums = [...byType.values()].reduce(addSums, NO_EVIDENCE);
+    const offsets = learnedOffsets(storeSums, byType, products, now);
+    const learned = products.map((p, i) => ({ productId: p.productId, offset: offsets[i], direction: fitDirection(offsets[i]) }));
     const strength = (o: LearnedOffset) => Math.abs(o.steps) / Math.max(o.sd, 1e-9);
     const top = learned
       .filter((l) => wanted(l.direction))

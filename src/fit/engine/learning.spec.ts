@@ -8,6 +8,7 @@ import {
   type EvidenceSums,
   LEARNING,
   learnedOffset,
+  learnedOffsets,
   NO_EVIDENCE,
   sumsOf,
 } from './learning.js';
@@ -190,6 +191,23 @@ describe('learnedOffset', () => {
       }
     }
     expect(() => sumsOf(kept(new Date(NaN)))).toThrow(RangeError);
+  });
+
+  it('learns many products of a store at once exactly as it learns each alone', () => {
+    const item = fc.record({ type: fc.constantFrom('shirts', 'dresses', 'coats'), evidence: fc.array(evidence, { maxLength: 12 }) });
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 8 }), (items) => {
+        const products = items.map((i) => ({ sums: sums(i.evidence), productTypeId: i.type }));
+        // coats are left out of the map: a type with no evidence
+        const types = new Map(['shirts', 'dresses'].map((t) => [t, sums(items.filter((i) => i.type === t).flatMap((i) => i.evidence))]));
+        const store = sums(items.flatMap((i) => i.evidence));
+        const together = learnedOffsets(store, types, products, NOW);
+        products.forEach((p, index) => {
+          const alone = learnedOffset({ product: p.sums, productType: types.get(p.productTypeId) ?? NO_EVIDENCE, store }, NOW);
+          expect(together[index]).toEqual(alone);
+        });
+      }),
+    );
   });
 
   it('is deterministic', () => {

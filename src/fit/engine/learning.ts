@@ -324,18 +324,46 @@ export function learnedOffset(
   now: Date,
   settings: LearningSettings = LEARNING,
 ): LearnedOffset {
+  const [offset] = learnedOffsets(
+    levels.store,
+    new Map([['', levels.productType]]),
+    [{ sums: levels.product, productTypeId: '' }],
+    now,
+    settings,
+  );
+  return offset;
+}
+
+/**
+ * The offsets of many products of one store at once, each as `learnedOffset` gives it: the store's level is learned
+ * once, and each product type's once, whatever the number of products (a type missing from `types` has no evidence).
+ */
+export function learnedOffsets(
+  store: EvidenceSums,
+  types: ReadonlyMap<string, EvidenceSums>,
+  products: ReadonlyArray<{ readonly sums: EvidenceSums; readonly productTypeId: string }>,
+  now: Date,
+  settings: LearningSettings = LEARNING,
+): LearnedOffset[] {
   const decay = 1 / growth(now, settings.tauDays);
   const root: Level = { mean: 0, scatter: settings.rootScatter ** 2, meanVariance: 0 };
-  const store = shrink(levels.store, decay, root, settings.store, settings);
-  const type = shrink(levels.productType, decay, store, settings.productType, settings);
-  const product = shrink(levels.product, decay, type, settings.product, settings);
-  const sd = Math.sqrt(product.meanVariance);
-  return {
-    steps: product.mean,
-    sd,
-    low: product.mean - Z95 * sd,
-    high: product.mean + Z95 * sd,
-    evidence: (levels.product.weight + levels.product.undirected + sum(levels.product.atLeast) + sum(levels.product.atMost)) * decay,
-    count: levels.product.count,
+  const storeLevel = shrink(store, decay, root, settings.store, settings);
+  const typeLevels = new Map<string, Level>();
+  const typeLevel = (id: string): Level => {
+    let level = typeLevels.get(id);
+    if (!level) typeLevels.set(id, (level = shrink(types.get(id) ?? NO_EVIDENCE, decay, storeLevel, settings.productType, settings)));
+    return level;
   };
+  return products.map(({ sums, productTypeId }) => {
+    const product = shrink(sums, decay, typeLevel(productTypeId), settings.product, settings);
+    const sd = Math.sqrt(product.meanVariance);
+    return {
+      steps: product.mean,
+      sd,
+      low: product.mean - Z95 * sd,
+      high: product.mean + Z95 * sd,
+      evidence: (sums.weight + sums.undirected + sum(sums.atLeast) + sum(sums.atMost)) * decay,
+      count: sums.count,
+    };
+  });
 }
