@@ -4,6 +4,8 @@ import type { DataSource } from 'typeorm';
 
 /** How long a key is remembered after its first use. */
 const KEPT_HOURS = 24;
+/** Expired keys deleted per statement, so that a long backlog never holds many row locks at once. */
+const DELETE_BATCH = 1000;
 /**
  * A claim with no answer after this long was left by a process that stopped between the create and recording its
  * answer: the next request with the key may take it over.
@@ -57,6 +59,24 @@ export class IdempotencyKeysRepository {
       `UPDATE idempotency_keys SET sealed_answer = $3 WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`,
       [credential, keyDigest, sealedAnswer],
     );
+  }
+
+  /** Deletes every expired key, whatever its credential, a batch per statement; how many were deleted. */
+  async deleteExpired(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [, deleted] = (await this.dataSource.query(
+        `DELETE FROM idempotency_keys
+          WHERE (credential, key_digest) IN (
+                SELECT credential, key_digest FROM idempotency_keys
+                 WHERE expires_at <= now()
+                 LIMIT $1
+                   FOR UPDATE SKIP LOCKED)`,
+        [DELETE_BATCH],
+      )) as [unknown[], number];
+      total += deleted;
+      if (deleted < DELETE_BATCH) return total;
+    }
   }
 
   /** Gives a claimed key up (its request failed): the next request with it runs afresh. */

@@ -3,9 +3,10 @@
  * too; another request with the same key is a 409; keys belong to their credential; the answers kept (a new key's
  * secret among them) are sealed, never in clear.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { IDEMPOTENCY_SWEEP_EVERY_MS, IdempotencySweeper } from '../../src/auth/idempotency-sweeper.js';
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import { createProductType, createSizeChart } from '../support/catalog-fixtures.js';
 import { createTenant, expectErrors, expectProblem, issueKey } from '../support/fixtures.js';
@@ -183,5 +184,32 @@ describe('idempotent creates', () => {
         .send({ product_id: product.id });
     const [s1, s2] = [await session(), await session()];
     expect([s1.status, s2.status, s2.body.id]).toEqual([201, 201, s1.body.id]);
+  });
+
+  it('forgets keys 24 hours after their first use on a schedule of its own, a revoked key’s too', async () => {
+    const tenant = await createTenant(t);
+    const other = await issueKey(t, tenant.admin.secret, { scopes: ['admin'] });
+    const sha256 = (text: string) => createHash('sha256').update(text).digest();
+    const [stale, fresh] = [randomUUID(), randomUUID()];
+    expect((await createStore(other.secret, stale, { name: 'Stale' })).status).toBe(201);
+    expect((await createStore(other.secret, fresh, { name: 'Fresh' })).status).toBe(201);
+    // the key is revoked: it will never claim another key, which would have dropped its own expired ones
+    expect((await t.http().delete(`/v1/api-keys/${other.id}`).set(bearer(tenant.admin.secret))).status).toBe(200);
+    await db().query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key_digest = $1`, [sha256(stale)]);
+    const held = async () =>
+      (await db().query(`SELECT key_digest FROM idempotency_keys WHERE credential = $1`, [`key:${other.id}`])).map(
+        (row: { key_digest: Buffer }) => row.key_digest.toString('hex'),
+      );
+    expect(await held()).toHaveLength(2);
+
+    // The service's own timer: the callback it scheduled at start, every IDEMPOTENCY_SWEEP_EVERY_MS, run now.
+    const sweep = t.app.get(IdempotencySweeper);
+    const scheduled = (sweep as unknown as { timer: NodeJS.Timeout | null }).timer;
+    expect(scheduled).not.toBeNull();
+    expect((scheduled as unknown as { _repeat: number })._repeat).toBe(IDEMPOTENCY_SWEEP_EVERY_MS);
+    (scheduled as unknown as { _onTimeout: () => void })._onTimeout();
+    for (let wait = 0; (await held()).length === 2 && wait < 50; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await held()).toEqual([sha256(fresh).toString('hex')]);
+    expect(await sweep.sweep()).toBe(0);
   });
 });
