@@ -21,20 +21,28 @@ interface ProductEvidence {
   readonly sums: EvidenceSums;
 }
 
-type SumsRow = {
-  weight: number;
-  weighted_steps: number;
-  weighted_squares: number;
-  undirected: number;
-  undirected_above: number;
-  undirected_below: number;
-  at_least: number[];
-  at_most: number[];
-  outcomes: number;
-};
+/** The sums' numbers and arrays (learning.ts), each with its column: the one list every statement and mapping below follows. */
+const SCALAR_FIELDS = {
+  weight: 'weight',
+  weightedSteps: 'weighted_steps',
+  weightedSquares: 'weighted_squares',
+  undirected: 'undirected',
+  undirectedAbove: 'undirected_above',
+  undirectedBelow: 'undirected_below',
+} as const satisfies Partial<Record<keyof EvidenceSums, string>>;
+const ARRAY_FIELDS = { atLeast: 'at_least', atMost: 'at_most' } as const satisfies Partial<Record<keyof EvidenceSums, string>>;
+type ScalarField = keyof typeof SCALAR_FIELDS;
+type ArrayField = keyof typeof ARRAY_FIELDS;
+const scalarFields = Object.keys(SCALAR_FIELDS) as ScalarField[];
+const arrayFields = Object.keys(ARRAY_FIELDS) as ArrayField[];
+/** A row of sums: the columns above, then the outcome count. */
+type SumsRow = { [F in ScalarField as (typeof SCALAR_FIELDS)[F]]: number } & {
+  [F in ArrayField as (typeof ARRAY_FIELDS)[F]]: number[];
+} & { outcomes: number };
+
 /** The sums' columns: numbers, then arrays of BOUND_STEPS.length numbers, then the outcome count. */
-const SCALARS = ['weight', 'weighted_steps', 'weighted_squares', 'undirected', 'undirected_above', 'undirected_below'];
-const ARRAYS = ['at_least', 'at_most'];
+const SCALARS = scalarFields.map((f) => SCALAR_FIELDS[f]);
+const ARRAYS = arrayFields.map((f) => ARRAY_FIELDS[f]);
 const ELEMENTS = BOUND_STEPS.map((_, i) => i + 1);
 const SUMS = [...SCALARS, ...ARRAYS, 'outcomes'].join(', ');
 /** Rows of sums added up (a level's sums from its products' rows). */
@@ -63,31 +71,18 @@ const FROM_UNNESTED = [
 
 /** A set of sums as the parameters of `unnestSums`, one array per number. */
 const sumColumns = (all: readonly EvidenceSums[]) => [
-  all.map((s) => s.weight),
-  all.map((s) => s.weightedSteps),
-  all.map((s) => s.weightedSquares),
-  all.map((s) => s.undirected),
-  all.map((s) => s.undirectedAbove),
-  all.map((s) => s.undirectedBelow),
-  ...ELEMENTS.map((_, i) => all.map((s) => s.atLeast[i])),
-  ...ELEMENTS.map((_, i) => all.map((s) => s.atMost[i])),
+  ...scalarFields.map((f) => all.map((s) => s[f])),
+  ...arrayFields.flatMap((f) => ELEMENTS.map((_, i) => all.map((s) => s[f][i]))),
   all.map((s) => s.count),
 ];
 
-const toSums = (row: SumsRow | undefined): EvidenceSums =>
-  row === undefined
-    ? NO_EVIDENCE
-    : {
-        weight: row.weight,
-        weightedSteps: row.weighted_steps,
-        weightedSquares: row.weighted_squares,
-        undirected: row.undirected,
-        undirectedAbove: row.undirected_above,
-        undirectedBelow: row.undirected_below,
-        atLeast: row.at_least.map(Number),
-        atMost: row.at_most.map(Number),
-        count: row.outcomes,
-      };
+const toSums = (row: SumsRow | undefined): EvidenceSums => {
+  if (row === undefined) return NO_EVIDENCE;
+  const sums = { ...NO_EVIDENCE, count: row.outcomes };
+  for (const f of scalarFields) sums[f] = row[SCALAR_FIELDS[f]];
+  for (const f of arrayFields) sums[f] = row[ARRAY_FIELDS[f]].map(Number);
+  return sums;
+};
 
 /**
  * What each stored outcome says, as positions in its product's current chart: the size bought, the size exchanged to,
