@@ -50,8 +50,10 @@ export function storePage(context: PageContext, page: StorePage): Html {
     { title: store.name, breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name }] },
     html`<div class="heading-row">
   <h1>${store.name}</h1>
-  <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
-  <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
+  <div class="heading-actions">
+    <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
+    <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
+  </div>
 </div>
 ${page.newKey ? newKeyNotice(page.newKey) : ''}
 <section class="card" id="keys">
