@@ -18,7 +18,8 @@
  *                them against the definitions; the reference is the service's own SQL statement sent straight to
  *                PostgreSQL in the same rounds.
  *  4. fit        create session → answers → decision, sequentially and at 8 connections; the reference is the
- *                cheapest authenticated route of the same service (GET /v1/stores/{id}), timed the same way.
+ *                cheapest authenticated route of the same service (GET /v1/stores/{id}), timed the same way; then
+ *                the store's products ranked by how they fit (GET …/product-fit) over 1,000 products with outcomes.
  *  5. memory     peak RSS (VmHWM) of the one service process that served parts 1–4 and 6, next to the floor's.
  *  6. scale-out  the ingestion load split over two service processes on the same PostgreSQL, next to one process.
  *  +  profiles   of single events of each kind that misses its targets in part 1 and of batches when part 2 misses
@@ -53,6 +54,7 @@ import { summariseProfile } from './lib/cpuprofile.js';
 import { type EventKind, eventFactory, INGEST_KINDS, KIND_WORK, parseKinds } from './lib/events.js';
 import { BENCH_MERCHANT, type BenchStore, createBenchStore, shopper } from './lib/fixtures.js';
 import { JsonClient } from './lib/http.js';
+import { createLearnedStore, timeProductFit } from './lib/product-fit.js';
 import { load, type LoadResult, pooled, summary, type Target } from './lib/load.js';
 import { deleteBenchRows, ensureDatabase, withApplication } from './lib/database.js';
 import { checkMetrics, databaseFacts, otherActiveBackends, timeMetrics } from './lib/metrics.js';
@@ -91,6 +93,8 @@ const CONNECTIONS = 16;
 /** Seconds of warm-up of each server before the timed runs of each kind of part 1. */
 const WARMUP_SECONDS = 3;
 const FIT_CONNECTIONS = 8;
+/** Products with outcomes in the store whose ranked fit part 4 reads. */
+const PRODUCT_FIT_PRODUCTS = 1000;
 const BATCH_SIZE = 500;
 const BATCH_CONNECTIONS = 4;
 
@@ -391,7 +395,7 @@ async function main(): Promise<void> {
       const t = performance.now();
       memory.enter('fit');
       await noteLoad('fit');
-      results.fit = await fitFlow(service.base, bench, seconds);
+      results.fit = { ...(await fitFlow(service.base, bench, seconds)), product_fit: await productFitList(service.base, bench) };
       timings.fit = round1((performance.now() - t) / 1000);
     }
 
@@ -686,6 +690,23 @@ async function fitFlow(base: string, bench: BenchStore, seconds: number): Promis
   };
 }
 
+/** Part 4, also: the store's products ranked by what their outcomes taught, read one request at a time. */
+async function productFitList(base: string, bench: BenchStore): Promise<Json> {
+  const store = await createLearnedStore(base, bench, PRODUCT_FIT_PRODUCTS);
+  const { list, reference } = await timeProductFit(base, store, 50);
+  log(
+    `product-fit over ${store.products} products (${store.outcomes} outcomes): p50 ${percentile(list, 50)} ms p99 ${percentile(list, 99)} ms; ` +
+      `reference GET p50 ${percentile(reference, 50)} ms`,
+  );
+  return {
+    route: 'GET /v1/stores/{store_id}/product-fit?limit=20 (admin key), one request at a time',
+    products: store.products,
+    outcomes: store.outcomes,
+    ms: { ...summary(list), n: list.length },
+    reference_get_store_ms: { ...summary(reference), n: reference.length },
+  };
+}
+
 /** A third service process with the profiler preloaded, under the ingestion load of `kind`; its profile, summarised. */
 async function profileIngestion(
   bench: BenchStore,
@@ -776,6 +797,7 @@ function printSummary(o: Json): void {
   if (f) {
     lines.push(
       `fit sequential flow: p50 ${f.sequential.ms.flow.p50} p99 ${f.sequential.ms.flow.p99} ms | ×8: p50 ${f.concurrent.ms.flow.p50} p99 ${f.concurrent.ms.flow.p99} ms, ${f.concurrent.flows_per_second} flows/s`,
+      `product-fit over ${f.product_fit.products} products: p50 ${f.product_fit.ms.p50} p99 ${f.product_fit.ms.p99} ms | GET /v1/stores/{id} p50 ${f.product_fit.reference_get_store_ms.p50} ms`,
     );
   }
   if (o.memory)

@@ -40,6 +40,9 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
     await db.query(`DELETE FROM session_lines WHERE store_id IN ${stores}`, [merchants]);
     await db.query(`DELETE FROM order_lines WHERE store_id IN ${stores}`, [merchants]);
     events = (await db.query(`DELETE FROM events WHERE store_id IN ${stores}`, [merchants])).rowCount ?? 0;
+    // what outcomes taught (the product-fit part's store)
+    for (const table of ['fit_evidence', 'shopper_evidence'])
+      await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
     for (const table of ['sessions', 'variants', 'products', 'size_charts', 'product_types']) {
       await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
     }
