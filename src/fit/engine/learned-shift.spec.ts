@@ -2,22 +2,19 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { offsetNodes, shiftedChart } from './learned-shift.js';
 import { recommend } from './recommend.js';
+import { bodyChart } from '../../../test/support/charts.js';
 import type { Chart, RecommendInput } from './types.js';
 
 /** Chest ranges 8 cm wide, waist ranges 6 cm wide. */
-const CHART: Chart = {
-  measurementType: 'body',
-  easeCm: 0,
-  sizes: [
+const CHART = bodyChart(
+  ['chest', 'waist'],
+  [
     ['S', 86, 94, 71, 77],
     ['M', 94, 102, 77, 83],
     ['L', 102, 110, 83, 89],
     ['XL', 110, 118, 89, 95],
-  ].map(([label, c0, c1, w0, w1]) => ({
-    label: label as string,
-    measurements: { chest: { min: c0 as number, max: c1 as number }, waist: { min: w0 as number, max: w1 as number } },
-  })),
-};
+  ],
+);
 
 /** A shopper who measured both zones, on CHART, with what outcomes taught (if anything). */
 const measured = (chest: number, waist: number, learned?: RecommendInput['learned']) =>
@@ -39,16 +36,15 @@ describe('shiftedChart', () => {
   });
 
   it('moves each size by its own neighbours’ distance where ranges widen with size, and past the ends by the end size’s width', () => {
-    const widening: Chart = {
-      measurementType: 'body',
-      easeCm: 0,
-      sizes: [
+    const widening = bodyChart(
+      ['waist'],
+      [
         ['S', 60, 68],
         ['M', 68, 76],
         ['L', 76, 86],
         ['XL', 86, 100],
-      ].map(([label, min, max]) => ({ label: label as string, measurements: { waist: { min: min as number, max: max as number } } })),
-    };
+      ],
+    );
     const waists = (chart: Chart) => chart.sizes.map((s) => [s.measurements.waist?.min, s.measurements.waist?.max]);
     expect(waists(shiftedChart(widening, 1))).toEqual([
       [52, 60],

@@ -2,27 +2,23 @@ import fc from 'fast-check';
 import { describe, expect, it } from '@jest/globals';
 import { MODEL_VERSION, recommend } from './recommend.js';
 import { bestSize } from './tailor.js';
+import { bodyChart } from '../../../test/support/charts.js';
 import { InsufficientAnswersError, type Chart, type RecommendInput, type Shopper } from './types.js';
 
-const tops: Chart = {
-  measurementType: 'body',
-  easeCm: 0,
-  sizes: [
-    ['XS', 80, 87, 64, 72],
-    ['S', 87, 94, 72, 80],
-    ['M', 94, 102, 80, 88],
-    ['L', 102, 110, 88, 97],
-    ['XL', 110, 118, 97, 107],
-    ['XXL', 118, 128, 107, 119],
-  ].map(([label, c0, c1, w0, w1]) => ({
-    label: label as string,
-    measurements: {
-      chest: { min: c0 as number, max: c1 as number },
-      waist: { min: w0 as number, max: w1 as number },
-      hip: { min: (c0 as number) + 2, max: (c1 as number) + 2 },
-    },
-  })),
-};
+/** Hip ranges 2 cm above the chest's. */
+const tops = bodyChart(
+  ['chest', 'waist', 'hip'],
+  (
+    [
+      ['XS', 80, 87, 64, 72],
+      ['S', 87, 94, 72, 80],
+      ['M', 94, 102, 80, 88],
+      ['L', 102, 110, 88, 97],
+      ['XL', 110, 118, 97, 107],
+      ['XXL', 118, 128, 107, 119],
+    ] as const
+  ).map(([label, c0, c1, w0, w1]) => [label, c0, c1, w0, w1, c0 + 2, c1 + 2] as const),
+);
 
 const input = (shopper: Partial<Shopper>, extra: Partial<RecommendInput> = {}): RecommendInput => ({
   chart: tops,
@@ -34,21 +30,17 @@ const input = (shopper: Partial<Shopper>, extra: Partial<RecommendInput> = {}): 
 
 const total = (r: ReturnType<typeof recommend>) => r.confidence + r.alternatives.reduce((s, a) => s + a.confidence, 0);
 
-const bottoms: Chart = {
-  measurementType: 'body',
-  easeCm: 0,
-  sizes: [
+const bottoms = bodyChart(
+  ['waist', 'hip'],
+  [
     ['XS', 62, 70, 84, 91],
     ['S', 70, 78, 91, 98],
     ['M', 78, 86, 98, 105],
     ['L', 86, 95, 105, 112],
     ['XL', 95, 105, 112, 120],
     ['XXL', 105, 117, 120, 130],
-  ].map(([label, w0, w1, h0, h1]) => ({
-    label: label as string,
-    measurements: { waist: { min: w0 as number, max: w1 as number }, hip: { min: h0 as number, max: h1 as number } },
-  })),
-};
+  ],
+);
 
 describe('recommend', () => {
   it('recommends from height and weight with a calibrated-looking answer', () => {

@@ -1,20 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { recommend } from './recommend.js';
-import type { Chart } from './types.js';
+import { bodyChart } from '../../../test/support/charts.js';
 import { usualSizeIndex, withUsualSize } from './usual-size.js';
 
 /** Chest ranges 8 cm wide. */
-const CHART: Chart = {
-  measurementType: 'body',
-  easeCm: 0,
-  sizes: [
+const CHART = bodyChart(
+  ['chest'],
+  [
     ['S', 86, 94],
     ['M', 94, 102],
     ['L', 102, 110],
     ['XL', 110, 118],
-  ].map(([label, min, max]) => ({ label: label as string, measurements: { chest: { min: min as number, max: max as number } } })),
-};
+  ],
+);
 
 /** A shopper who measured her chest, naming the size she usually wears (or not), on a product running `steps` small. */
 const shopper = (chest: number, usualSize?: string, steps?: number) =>
