@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, BOUND_STEPS, type Evidence, type EvidenceSums, learnedOffset, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, BOUND_STEPS, type Evidence, type EvidenceSums, learnedOffsets, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 import { evidenceOf, teachesFit } from './fit-evidence.js';
@@ -19,6 +19,13 @@ interface ProductEvidence {
   readonly productId: string;
   readonly productTypeId: string;
   readonly sums: EvidenceSums;
+}
+
+/** A store's evidence at every level, read in one statement: each product's own sums, each type's, and the store's. */
+interface StoreEvidence {
+  readonly products: readonly ProductEvidence[];
+  readonly types: ReadonlyMap<string, EvidenceSums>;
+  readonly store: EvidenceSums;
 }
 
 /** The sums' numbers and arrays (learning.ts), each with its column: the one list every statement and mapping below follows. */
@@ -250,11 +257,16 @@ export class FitEvidenceRepository {
     outcomes: readonly { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[],
     now: Date,
   ): Promise<void> {
-    const productSteps = new Map<string, number>();
-    for (const { productId, productTypeId } of outcomes) {
-      if (productSteps.has(productId)) continue;
-      productSteps.set(productId, learnedOffset(await this.levels(manager, store.id, productId, productTypeId), now).steps);
-    }
+    const evidence = await this.storeEvidence(store.id, manager);
+    const own = new Map(evidence.products.map((p) => [p.productId, p.sums]));
+    const named = [...new Map(outcomes.map((o) => [o.productId, o.productTypeId]))];
+    const offsets = learnedOffsets(
+      evidence.store,
+      evidence.types,
+      named.map(([productId, productTypeId]) => ({ sums: own.get(productId) ?? NO_EVIDENCE, productTypeId })),
+      now,
+    );
+    const productSteps = new Map(named.map(([productId], i) => [productId, offsets[i].steps]));
     const byShopper = new Map<string, EvidenceSums>();
     for (const { digest, productId, evidence } of outcomes) {
       const offset = productSteps.get(productId) as number;
@@ -334,9 +346,12 @@ export class FitEvidenceRepository {
     return run(this.dataSource, SIZE_OUTCOMES, [storeId, productId]);
   }
 
-  /** Every product of the store that has evidence. */
-  async storeProducts(storeId: string): Promise<ProductEvidence[]> {
-    const rows = await run(this.dataSource, STORE_PRODUCTS, [storeId]);
-    return rows.map((row) => ({ productId: row.product_id, productTypeId: row.product_type_id, sums: toSums(row) }));
+  /** Every product of the store that has evidence, with its type's sums and the store's (in the caller's transaction, if any). */
+  async storeEvidence(storeId: string, manager: EntityManager = this.dataSource.manager): Promise<StoreEvidence> {
+    const rows = await run(manager, STORE_PRODUCTS, [storeId]);
+    const products = rows.map((row) => ({ productId: row.product_id, productTypeId: row.product_type_id, sums: toSums(row) }));
+    const types = new Map<string, EvidenceSums>();
+    for (const p of products) types.set(p.productTypeId, addSums(types.get(p.productTypeId) ?? NO_EVIDENCE, p.sums));
+    return { products, types, store: [...types.values()].reduce(addSums, NO_EVIDENCE) };
   }
 }

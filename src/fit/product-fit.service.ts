@@ -11,7 +11,7 @@ import {
   type ProductFitResponse,
   type SizeOutcomesResponse,
 } from './dto/product-fit.dto.js';
-import { addSums, type EvidenceSums, type LearnedOffset, learnedOffset, learnedOffsets, NO_EVIDENCE } from './engine/learning.js';
+import { type LearnedOffset, learnedOffset, learnedOffsets } from './engine/learning.js';
 
 /** Within this many size steps either side of zero, a product is true to size. */
 const TRUE_TO_SIZE_STEPS = 0.25;
@@ -77,13 +77,10 @@ export class ProductFitService {
   }
 
   private async learnedFor(store: Store, wanted: (direction: FitDirection) => boolean, limit: number): Promise<ProductFitListResponse> {
-    const products = await this.evidence.storeProducts(store.id);
+    const { products, types, store: storeSums } = await this.evidence.storeEvidence(store.id);
     const now = new Date();
-    // Each sum and each level once: the list is linear in the store's products.
-    const byType = new Map<string, EvidenceSums>();
-    for (const p of products) byType.set(p.productTypeId, addSums(byType.get(p.productTypeId) ?? NO_EVIDENCE, p.sums));
-    const storeSums = [...byType.values()].reduce(addSums, NO_EVIDENCE);
-    const offsets = learnedOffsets(storeSums, byType, products, now);
+    // each level learned once: the list is linear in the store's products
+    const offsets = learnedOffsets(storeSums, types, products, now);
     const learned = products.map((p, i) => ({ productId: p.productId, offset: offsets[i], direction: fitDirection(offsets[i]) }));
     const strength = (o: LearnedOffset) => Math.abs(o.steps) / Math.max(o.sd, 1e-9);
     const top = learned
