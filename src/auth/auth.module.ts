@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access.guard.js';
 import { ApiKeysController } from './api-keys.controller.js';
@@ -19,7 +18,7 @@ import { StoreAccess } from './store-access.js';
 
 @Module({
   // StoresModule: the store a route names (StoreAccess) and the store a new key is bound to (StoresService).
-  imports: [PassportModule.register({ session: false }), StoresModule, IdempotencyModule],
+  imports: [StoresModule, IdempotencyModule],
   controllers: [ApiKeysController, ConsoleAccessController],
   providers: [
     ApiKeysService,

@@ -1,9 +1,9 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ProblemError } from '../common/problems/problem-error.js';
 import type { AccessRule } from './access.decorators.js';
 import { unauthenticated } from './bearer-token.js';
+import { BearerStrategy } from './bearer.strategy.js';
 import type { MerchantPrincipal, Principal } from './principal.js';
 
 type KeyRule = Extract<AccessRule, { kind: 'operator' | 'merchant' }>;
@@ -13,11 +13,14 @@ type KeyRule = Extract<AccessRule, { kind: 'operator' | 'merchant' }>;
  * request, then held to the rule's level and scope. Its store, if the rule names one, is resolved after.
  */
 @Injectable()
-export class KeyAccess extends AuthGuard('bearer') {
+export class KeyAccess {
+  constructor(private readonly bearer: BearerStrategy) {}
+
   /** The caller, once it may use a route with this rule: the operator, or a merchant key. */
   async admit(context: ExecutionContext, rule: KeyRule): Promise<Principal> {
-    await super.canActivate(context);
-    const principal = context.switchToHttp().getRequest<Request>().user as Principal;
+    const request = context.switchToHttp().getRequest<Request>();
+    const principal = await authenticate(this.bearer, request);
+    request.user = principal;
     if (rule.kind === 'operator') {
       if (principal.kind !== 'operator') throw new ProblemError('insufficient_scope', 'Only the operator bootstrap key may do this');
       return principal;
@@ -26,13 +29,31 @@ export class KeyAccess extends AuthGuard('bearer') {
     assertAllowed(principal, rule);
     return principal;
   }
+}
 
-  /** Passport's verdict: anything but a principal is one and the same 401, whatever the reason. */
-  override handleRequest<TUser>(error: unknown, principal: TUser): TUser {
-    if (error) throw error;
-    if (!principal) throw unauthenticated();
-    return principal;
-  }
+/**
+ * The strategy's verdict on the request, as `passport.authenticate` reaches it for a single strategy (an instance
+ * deriving from the strategy, given `success`, `fail` and `error`), without the middleware, request helpers and option
+ * objects passport builds per request for sessions and redirects, which a bearer API has none of. Anything but a
+ * principal is one and the same 401, whatever the reason.
+ */
+function authenticate(strategy: BearerStrategy, request: Request): Promise<Principal> {
+  return new Promise((resolve, reject) => {
+    const attempt = Object.create(strategy) as BearerStrategy & StrategyOutcomes;
+    attempt.success = resolve;
+    attempt.fail = attempt.pass = attempt.redirect = () => reject(unauthenticated());
+    attempt.error = reject;
+    attempt.authenticate(request, {});
+  });
+}
+
+/** What passport-strategy's `authenticate` reports through (passport assigns them per request). */
+interface StrategyOutcomes {
+  success(principal: Principal): void;
+  fail(): void;
+  pass(): void;
+  redirect(): void;
+  error(error: unknown): void;
 }
 
 function assertAllowed(principal: MerchantPrincipal, rule: Extract<KeyRule, { kind: 'merchant' }>): void {
