@@ -23,7 +23,7 @@ import { BENCH_MERCHANT, createBenchStore } from './lib/fixtures.js';
 import { load, type LoadResult, pooled, type Target } from './lib/load.js';
 import { backendCpu, cpuBetween, cpuMsOf, readProcess } from './lib/proc.js';
 import { type RunningService, startNodeArgs, startService } from './lib/service.js';
-import { deleteBenchRows, ensureDatabase, withApplication } from './lib/database.js';
+import { deleteBenchRows, ensureDatabase, vacuumBenchTables, withApplication } from './lib/database.js';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench_ingest';
 const BATCH_SIZE = 500;
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
       );
     }
     await db.connect();
+    process.stderr.write(`[bench] vacuumed the tables the bench writes in ${await vacuumBenchTables(db)} s\n`);
     const first = options.builds.find((b) => !b.script.endsWith('floor.js'))?.service ?? options.builds[0].service;
     const bench = await createBenchStore((first as RunningService).base, (first as RunningService).operatorKey, BENCH_MERCHANT);
     const runId = Date.now().toString(36);

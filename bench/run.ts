@@ -56,7 +56,7 @@ import { BENCH_MERCHANT, type BenchStore, createBenchStore, shopper } from './li
 import { JsonClient } from './lib/http.js';
 import { createLearnedStore, timeProductFit } from './lib/product-fit.js';
 import { load, type LoadResult, pooled, summary, type Target } from './lib/load.js';
-import { deleteBenchRows, ensureDatabase, withApplication } from './lib/database.js';
+import { deleteBenchRows, ensureDatabase, vacuumBenchTables, withApplication } from './lib/database.js';
 import { checkMetrics, databaseFacts, otherActiveBackends, timeMetrics } from './lib/metrics.js';
 import { backendCpu, cpuBetween, cpuMsOf, MemoryWatch, readProcess } from './lib/proc.js';
 import { type Json, percentile, type RunningService, startService } from './lib/service.js';
@@ -335,6 +335,7 @@ async function main(): Promise<void> {
   await db.connect();
   const leftover = await deleteBenchRows(db);
   if (leftover) log(`deleted ${leftover} events of an interrupted earlier run`);
+  log(`vacuumed the tables the bench writes in ${await vacuumBenchTables(db)} s`);
   const facts = await databaseFacts(db);
   const noteLoad = async (part: string) => {
     machineLoad[part] = { loadavg_1m: round2(loadavg()[0]), other_active_backends: await otherActiveBackends(db) };
