@@ -18,6 +18,7 @@ import { IdempotencyKeys1764200000000 } from './src/database/migrations/17642000
 import { FitLearning1764300000000 } from './src/database/migrations/1764300000000-fit-learning.js';
 import { ReturningShoppers1764400000000 } from './src/database/migrations/1764400000000-returning-shoppers.js';
 import { BoundedEvidence1764500000000 } from './src/database/migrations/1764500000000-bounded-evidence.js';
+import { EvidenceByType1764600000000 } from './src/database/migrations/1764600000000-evidence-by-type.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -50,6 +51,7 @@ export const migrations = [
   FitLearning1764300000000,
   ReturningShoppers1764400000000,
   BoundedEvidence1764500000000,
+  EvidenceByType1764600000000,
 ];
 
 /**

@@ -19,7 +19,8 @@
  *                PostgreSQL in the same rounds.
  *  4. fit        create session → answers → decision, sequentially and at 8 connections; the reference is the
  *                cheapest authenticated route of the same service (GET /v1/stores/{id}), timed the same way; then
- *                the store's products ranked by how they fit (GET …/product-fit) over 1,000 products with outcomes.
+ *                the store's products ranked by how they fit (GET …/product-fit) over 1,000 products with outcomes,
+ *                and the flow again, sequentially, on one of those products (its answers read the learned fit).
  *  5. memory     peak RSS (VmHWM) of the one service process that served parts 1–4 and 6, next to the floor's.
  *  6. scale-out  the ingestion load split over two service processes on the same PostgreSQL, next to one process.
  *  +  profiles   of single events of each kind that misses its targets in part 1 and of batches when part 2 misses
@@ -608,12 +609,17 @@ async function main(): Promise<void> {
   printSummary(output);
 }
 
-/** Part 4: sessions through answers to a decision; each step timed, then the whole flow. */
-async function fitFlow(base: string, bench: BenchStore, seconds: number): Promise<Json> {
+type FlowSteps = Record<'session' | 'answers' | 'decision' | 'flow', number[]>;
+
+const fresh = (): FlowSteps => ({ session: [], answers: [], decision: [], flow: [] });
+const report = (steps: FlowSteps) => Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, { ...summary(v), n: v.length }]));
+
+/** One fit flow on the product (a session, the shopper's answers, the decision she took), each step timed into `steps`. */
+function flowOn(bench: BenchStore, productId: string) {
   const s = `/v1/stores/${bench.storeId}`;
-  const flow = async (client: JsonClient, i: number, steps: Record<string, number[]>) => {
+  return async (client: JsonClient, i: number, steps: FlowSteps): Promise<void> => {
     const t0 = performance.now();
-    const session = await client.call('POST', `${s}/sessions`, bench.keys.fit, { product_id: bench.productId });
+    const session = await client.call('POST', `${s}/sessions`, bench.keys.fit, { product_id: productId });
     const t1 = performance.now();
     const answered = await client.call('POST', `${s}/sessions/${session.id}/answers`, bench.keys.fit, { answers: shopper(i) });
     const t2 = performance.now();
@@ -624,10 +630,13 @@ async function fitFlow(base: string, bench: BenchStore, seconds: number): Promis
     steps.decision.push(t3 - t2);
     steps.flow.push(t3 - t0);
   };
+}
+
+/** Part 4: sessions through answers to a decision; each step timed, then the whole flow. */
+async function fitFlow(base: string, bench: BenchStore, seconds: number): Promise<Json> {
+  const s = `/v1/stores/${bench.storeId}`;
+  const flow = flowOn(bench, bench.productId);
   const reference = (client: JsonClient) => client.call('GET', s, bench.adminKey);
-  const fresh = () => ({ session: [] as number[], answers: [] as number[], decision: [] as number[], flow: [] as number[] });
-  const report = (steps: Record<string, number[]>) =>
-    Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, { ...summary(v), n: v.length }]));
 
   // Sequential: one connection, 30 warm-up flows, then 300.
   const sequential = new JsonClient(base, 1);
@@ -699,12 +708,24 @@ async function productFitList(base: string, bench: BenchStore): Promise<Json> {
     `product-fit over ${store.products} products (${store.outcomes} outcomes): p50 ${percentile(list, 50)} ms p99 ${percentile(list, 99)} ms; ` +
       `reference GET p50 ${percentile(reference, 50)} ms`,
   );
+  // The fit flow again, sequentially, on one of those products: its answers read what the store's outcomes taught
+  // (the product's, its type's and the store's evidence), which the flow above, on a product without any, does not.
+  const flow = flowOn(bench, store.productId);
+  const client = new JsonClient(base, 1);
+  for (let i = 0; i < 30; i++) await flow(client, i, fresh());
+  const learned = fresh();
+  for (let i = 30; i < 330; i++) await flow(client, i, learned);
+  client.close();
+  log(
+    `fit sequential on a product with outcomes: flow p50 ${percentile(learned.flow, 50)} ms, answers p50 ${percentile(learned.answers, 50)} ms`,
+  );
   return {
     route: 'GET /v1/stores/{store_id}/product-fit?limit=20 (admin key), one request at a time',
     products: store.products,
     outcomes: store.outcomes,
     ms: { ...summary(list), n: list.length },
     reference_get_store_ms: { ...summary(reference), n: reference.length },
+    fit_flow_on_a_product_with_outcomes: { sequential: { flows: learned.flow.length, warmup_flows: 30, ms: report(learned) } },
   };
 }
 
@@ -799,6 +820,7 @@ function printSummary(o: Json): void {
     lines.push(
       `fit sequential flow: p50 ${f.sequential.ms.flow.p50} p99 ${f.sequential.ms.flow.p99} ms | ×8: p50 ${f.concurrent.ms.flow.p50} p99 ${f.concurrent.ms.flow.p99} ms, ${f.concurrent.flows_per_second} flows/s`,
       `product-fit over ${f.product_fit.products} products: p50 ${f.product_fit.ms.p50} p99 ${f.product_fit.ms.p99} ms | GET /v1/stores/{id} p50 ${f.product_fit.reference_get_store_ms.p50} ms`,
+      `fit sequential flow on a product with outcomes: p50 ${f.product_fit.fit_flow_on_a_product_with_outcomes.sequential.ms.flow.p50} p99 ${f.product_fit.fit_flow_on_a_product_with_outcomes.sequential.ms.flow.p99} ms`,
     );
   }
   if (o.memory)

@@ -41,7 +41,7 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
     await db.query(`DELETE FROM order_lines WHERE store_id IN ${stores}`, [merchants]);
     events = (await db.query(`DELETE FROM events WHERE store_id IN ${stores}`, [merchants])).rowCount ?? 0;
     // what outcomes taught (the product-fit part's store)
-    for (const table of ['fit_evidence', 'shopper_evidence'])
+    for (const table of ['fit_evidence', 'fit_evidence_types', 'shopper_evidence'])
       await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
     for (const table of ['sessions', 'variants', 'products', 'size_charts', 'product_types']) {
       await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
@@ -59,7 +59,16 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
 }
 
 /** The tables the service writes on the paths the bench times. */
-const WRITTEN_TABLES = ['events', 'order_lines', 'session_lines', 'sessions', 'fit_evidence', 'shopper_evidence', 'idempotency_keys'];
+const WRITTEN_TABLES = [
+  'events',
+  'order_lines',
+  'session_lines',
+  'sessions',
+  'fit_evidence',
+  'fit_evidence_types',
+  'shopper_evidence',
+  'idempotency_keys',
+];
 
 /**
  * `VACUUM (ANALYZE)` of the tables the bench writes, before anything is timed: each run adds and deletes about a million

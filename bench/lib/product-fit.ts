@@ -11,6 +11,8 @@ import { call } from './service.js';
 export interface LearnedStore {
   readonly storeId: string;
   readonly adminKey: string;
+  /** One of its products, with outcomes: part 4 runs fit sessions on it too. */
+  readonly productId: string;
   readonly products: number;
   readonly outcomes: number;
 }
@@ -71,7 +73,7 @@ export async function createLearnedStore(base: string, bench: BenchStore, produc
     if (refused.length) throw new Error(`product-fit store: ${refused.length} outcomes refused: ${JSON.stringify(refused[0])}`);
   }
   client.close();
-  return { storeId, adminKey, products, outcomes: events.length / 2 };
+  return { storeId, adminKey, productId: made[0].id, products, outcomes: events.length / 2 };
 }
 
 /** `GET …/product-fit` timed one request at a time after a warm-up, beside the reference `GET /v1/stores/{id}`. */

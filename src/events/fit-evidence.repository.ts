@@ -52,12 +52,6 @@ const SCALARS = scalarFields.map((f) => SCALAR_FIELDS[f]);
 const ARRAYS = arrayFields.map((f) => ARRAY_FIELDS[f]);
 const ELEMENTS = BOUND_STEPS.map((_, i) => i + 1);
 const SUMS = [...SCALARS, ...ARRAYS, 'outcomes'].join(', ');
-/** Rows of sums added up (a level's sums from its products' rows). */
-const ADDED_SUMS = [
-  ...SCALARS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`),
-  ...ARRAYS.map((c) => `ARRAY[${ELEMENTS.map((i) => `coalesce(sum(${c}[${i}]), 0)`).join(', ')}] AS ${c}`),
-  'coalesce(sum(outcomes), 0)::int AS outcomes',
-].join(', ');
 /** An upsert's update of a row `f` of sums: the new outcomes' sums added to it. */
 const ADDED_TO_ROW = [
   ...[...SCALARS, 'outcomes'].map((c) => `${c} = f.${c} + EXCLUDED.${c}`),
@@ -90,6 +84,21 @@ const toSums = (row: SumsRow | undefined): EvidenceSums => {
   for (const f of arrayFields) sums[f] = row[ARRAY_FIELDS[f]].map(Number);
   return sums;
 };
+
+/**
+ * The store's evidence from its rows: each product's own sums, each type's running sums, and the store's as the sum of
+ * its types', added in the order of their ids so that every read gives the same level to the last bit.
+ */
+function storeEvidenceOf(rows: readonly EvidenceRow[]): StoreEvidence {
+  const products: ProductEvidence[] = [];
+  const types: Array<[string, EvidenceSums]> = [];
+  for (const row of rows) {
+    if (row.product_id === null) types.push([row.product_type_id, toSums(row)]);
+    else products.push({ productId: row.product_id, productTypeId: row.product_type_id, sums: toSums(row) });
+  }
+  types.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { products, types: new Map(types), store: types.map(([, sums]) => sums).reduce(addSums, NO_EVIDENCE) };
+}
 
 /**
  * What each stored outcome says, as positions in its product's current chart: the size bought, the size exchanged to,
@@ -164,18 +173,32 @@ const FORGET_SHOPPER = prepared<never>(
   `DELETE FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
 );
 
-/** A product's sums, its type's and the store's (the sums of their products' rows). */
-const LEVELS = prepared<SumsRow & { level: 'product' | 'product_type' | 'store' }>(
-  'fit-evidence.levels',
-  `SELECT 'product' AS level, ${SUMS} FROM fit_evidence WHERE store_id = $1 AND product_id = $2
-    UNION ALL SELECT 'product_type', ${ADDED_SUMS} FROM fit_evidence WHERE store_id = $1 AND product_type_id = $3
-    UNION ALL SELECT 'store', ${ADDED_SUMS} FROM fit_evidence WHERE store_id = $1`,
+/** New sums added to their product types' running rows (`fit_evidence_types`), in the products' transaction. */
+const ADD_TYPES = prepared<never>(
+  'fit-evidence.add-types',
+  `INSERT INTO fit_evidence_types AS f (merchant_id, store_id, product_type_id, ${SUMS}, updated_at)
+     SELECT $1, $2, t.product_type_id, ${FROM_UNNESTED}, $3
+       FROM unnest($4::uuid[], ${unnestSums(5)}) AS t(product_type_id, ${UNNESTED})
+     ON CONFLICT (store_id, product_type_id) DO UPDATE SET
+       ${ADDED_TO_ROW}`,
 );
 
-/** Every product row of the store. */
-const STORE_PRODUCTS = prepared<SumsRow & { product_id: string; product_type_id: string }>(
-  'fit-evidence.store-products',
-  `SELECT product_id, product_type_id, ${SUMS} FROM fit_evidence WHERE store_id = $1`,
+/** A row of a store's evidence: a type's running sums (no product), or a product's. */
+type EvidenceRow = SumsRow & { product_id: string | null; product_type_id: string };
+
+/** The store's rows per type: a few, whatever the number of its products. */
+const TYPE_ROWS = `SELECT NULL::uuid AS product_id, product_type_id, ${SUMS} FROM fit_evidence_types WHERE store_id = $1`;
+
+/** The store's types, and every product row of the store. */
+const STORE_EVIDENCE = prepared<EvidenceRow>(
+  'fit-evidence.store',
+  `${TYPE_ROWS} UNION ALL SELECT product_id, product_type_id, ${SUMS} FROM fit_evidence WHERE store_id = $1`,
+);
+
+/** The store's types, and the rows of the products named ($2). */
+const NAMED_EVIDENCE = prepared<EvidenceRow>(
+  'fit-evidence.named',
+  `${TYPE_ROWS} UNION ALL SELECT product_id, product_type_id, ${SUMS} FROM fit_evidence WHERE store_id = $1 AND product_id = ANY($2::uuid[])`,
 );
 
 /** What happened to each size of a product: its order lines bought, kept, returned and exchanged for size. */
@@ -257,9 +280,9 @@ export class FitEvidenceRepository {
     outcomes: readonly { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[],
     now: Date,
   ): Promise<void> {
-    const evidence = await this.storeEvidence(store.id, manager);
-    const own = new Map(evidence.products.map((p) => [p.productId, p.sums]));
     const named = [...new Map(outcomes.map((o) => [o.productId, o.productTypeId]))];
+    const evidence = storeEvidenceOf(await run(manager, NAMED_EVIDENCE, [store.id, named.map(([productId]) => productId)]));
+    const own = new Map(evidence.products.map((p) => [p.productId, p.sums]));
     const offsets = learnedOffsets(
       evidence.store,
       evidence.types,
@@ -309,7 +332,11 @@ export class FitEvidenceRepository {
     await this.add(manager, store, new Map([[product.id, { productTypeId: product.productTypeId, sums: sumsOf(evidence) }]]), now);
   }
 
-  /** Adds sums to products' rows, sorted by product so that concurrent transactions lock them in one order. */
+  /**
+   * Adds sums to products' rows and to their types' running rows: the products sorted by id, then the types sorted by
+   * id, so that concurrent transactions lock them in one order. An outcome counts for the type its product has when it
+   * is recorded.
+   */
   private async add(
     manager: EntityManager,
     store: Store,
@@ -327,13 +354,22 @@ export class FitEvidenceRepository {
       column((e) => e.productTypeId),
       ...sumColumns(column((e) => e.sums)),
     ]);
+    const types = new Map<string, EvidenceSums>();
+    for (const [, { productTypeId, sums }] of sorted) types.set(productTypeId, addSums(types.get(productTypeId) ?? NO_EVIDENCE, sums));
+    const byType = [...types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    await run(manager, ADD_TYPES, [
+      store.merchantId,
+      store.id,
+      now.toISOString(),
+      byType.map(([id]) => id),
+      ...sumColumns(byType.map(([, sums]) => sums)),
+    ]);
   }
 
-  /** The product's evidence with its type's and its store's. */
+  /** The product's evidence with its type's and its store's: one statement over the product's row and the store's types. */
   async levels(manager: EntityManager, storeId: string, productId: string, productTypeId: string): Promise<EvidenceLevels> {
-    const rows = await run(manager, LEVELS, [storeId, productId, productTypeId]);
-    const level = (name: string) => toSums(rows.find((r) => r.level === name));
-    return { product: level('product'), productType: level('product_type'), store: level('store') };
+    const { products, types, store } = storeEvidenceOf(await run(manager, NAMED_EVIDENCE, [storeId, [productId]]));
+    return { product: products[0]?.sums ?? NO_EVIDENCE, productType: types.get(productTypeId) ?? NO_EVIDENCE, store };
   }
 
   /** `levels`, read outside a transaction. */
@@ -346,12 +382,8 @@ export class FitEvidenceRepository {
     return run(this.dataSource, SIZE_OUTCOMES, [storeId, productId]);
   }
 
-  /** Every product of the store that has evidence, with its type's sums and the store's (in the caller's transaction, if any). */
-  async storeEvidence(storeId: string, manager: EntityManager = this.dataSource.manager): Promise<StoreEvidence> {
-    const rows = await run(manager, STORE_PRODUCTS, [storeId]);
-    const products = rows.map((row) => ({ productId: row.product_id, productTypeId: row.product_type_id, sums: toSums(row) }));
-    const types = new Map<string, EvidenceSums>();
-    for (const p of products) types.set(p.productTypeId, addSums(types.get(p.productTypeId) ?? NO_EVIDENCE, p.sums));
-    return { products, types, store: [...types.values()].reduce(addSums, NO_EVIDENCE) };
+  /** Every product of the store that has evidence, with its types' sums and the store's. */
+  async storeEvidence(storeId: string): Promise<StoreEvidence> {
+    return storeEvidenceOf(await run(this.dataSource, STORE_EVIDENCE, [storeId]));
   }
 }

@@ -4,11 +4,13 @@
  * often and however concurrently it is delivered, and nothing crosses a store.
  */
 import { describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
 import { bearer, useApp } from '../support/app.js';
+import { createProduct, createVariant } from '../support/catalog-fixtures.js';
 import { createStore, expectProblem, issueKey } from '../support/fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
 import { sessionsApi } from '../support/session-api.js';
-import { createShop, type Recommendation, type Shop, SIZES } from '../support/session-fixtures.js';
+import { createShop, type Recommendation, type Shop, type SizeLabel, SIZES } from '../support/session-fixtures.js';
 
 /** A shopper whose size on the shop's chart is M by every zone (both answered). */
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
@@ -248,6 +250,87 @@ describe('learning how products fit from outcomes', () => {
     expect(fit.body.learned.outcomes).toBe(17);
     expect(fit.body.sizes[1]).toMatchObject({ size_label: 'M', size_returns: 1, too_small: 1 });
     expect(fit.body.sizes[2]).toMatchObject({ size_label: 'L', kept: 16 });
+  });
+
+  /** Another product of the shop's type and chart, with a variant per size. */
+  async function sibling(shop: Shop, productTypeId = shop.productTypeId): Promise<Shop> {
+    const product = await createProduct(t, shop.secret, shop.storeId, { product_type_id: productTypeId, size_chart_id: shop.sizeChartId });
+    const variants = {} as Record<SizeLabel, string>;
+    for (const label of SIZES) variants[label] = (await createVariant(t, shop.secret, shop.storeId, product.id, { size_label: label })).id;
+    return { ...shop, productTypeId, productId: product.id, variants };
+  }
+
+  /** Each product type's running sums in the store, beside the sums of the rows of its products. */
+  const typeSums = (storeId: string) =>
+    t.app
+      .get(DataSource)
+      .query<Array<{ product_type_id: string; outcomes: number; weight: number; products_outcomes: number; products_weight: number }>>(
+        `SELECT t.product_type_id, t.outcomes, t.weight,
+              (SELECT sum(p.outcomes)::int FROM fit_evidence p WHERE p.store_id = t.store_id AND p.product_type_id = t.product_type_id) AS products_outcomes,
+              (SELECT sum(p.weight) FROM fit_evidence p WHERE p.store_id = t.store_id AND p.product_type_id = t.product_type_id) AS products_weight
+         FROM fit_evidence_types t WHERE t.store_id = $1 ORDER BY t.product_type_id`,
+        [storeId],
+      );
+
+  it("keeps each product type's sums equal to its products' under concurrent outcomes, and reads them alike one by one and listed", async () => {
+    const shop = await newShop();
+    const products = [shop, await sibling(shop), await createShop(t, shop.storeId, shop.secret)];
+    // every product: single outcomes, all at once, and a batch over all three
+    const line = (p: Shop, size: SizeLabel) => ({
+      order_id: uniqueId('order'),
+      line_item_id: uniqueId('line'),
+      variant_id: p.variants[size],
+    });
+    await Promise.all(
+      products.flatMap((p, k) =>
+        Array.from({ length: 6 }, async (_, i) => {
+          const l = line(p, i % 2 ? 'M' : 'L');
+          expect((await postRaw(p, eventBody('purchase', p, l))).status).toBe(201);
+          const outcome =
+            i % 2
+              ? eventBody('return_requested', p, { ...l, fit_feedback: k === 1 ? 'too_large' : 'too_small' })
+              : eventBody('item_kept', p, l);
+          expect((await postRaw(p, outcome)).status).toBe(201);
+        }),
+      ),
+    );
+    await Promise.all(products.map((p) => outcomes(p, 4, 'M', 'return_requested', { fit_feedback: 'too_small' })));
+
+    const types = await typeSums(shop.storeId);
+    expect(types).toHaveLength(2);
+    expect(types.map((r) => r.outcomes).sort()).toEqual([10, 20]);
+    for (const row of types) {
+      expect(row.outcomes).toBe(row.products_outcomes);
+      expect(row.weight).toBeCloseTo(row.products_weight, 9);
+    }
+    // the list reads the store's rows; each product alone reads its row and the store's types: the same offsets
+    const all: Array<{ product_id: string; learned: unknown }> = [];
+    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
+      const listed = await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret));
+      expect(listed.status).toBe(200);
+      all.push(...listed.body.data);
+    }
+    expect(all.map((item) => item.product_id).sort()).toEqual(products.map((p) => p.productId).sort());
+    for (const item of all) expect((await fitOf(shop, item.product_id)).body.learned).toEqual(item.learned);
+  });
+
+  it('counts an outcome for the type its product has when the outcome arrives', async () => {
+    const shop = await newShop();
+    const other = await createShop(t, shop.storeId, shop.secret);
+    await outcomes(shop, 3, 'M', 'return_requested', { fit_feedback: 'too_small' });
+    const moved = await t
+      .http()
+      .patch(`/v1/stores/${shop.storeId}/products/${shop.productId}`)
+      .set(bearer(shop.secret))
+      .send({ product_type_id: other.productTypeId });
+    expect(moved.status).toBe(200);
+    await outcomes({ ...shop, productTypeId: other.productTypeId }, 2, 'L', 'item_kept');
+
+    const outcomesOf = async (typeId: string) => (await typeSums(shop.storeId)).find((r) => r.product_type_id === typeId)?.outcomes;
+    expect(await outcomesOf(shop.productTypeId)).toBe(3);
+    expect(await outcomesOf(other.productTypeId)).toBe(2);
+    // the product's own evidence follows it whole
+    expect((await fitOf(shop)).body.learned.outcomes).toBe(5);
   });
 
   it('takes a key with the catalog or the analytics scope, refuses others, and answers 404 for an unknown product', async () => {
