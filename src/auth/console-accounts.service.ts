@@ -64,8 +64,8 @@ export class ConsoleAccountsService {
    * merchant's people.
    */
   async signUp(form: SignUp, address: string): Promise<SignUpResult | TooManyAttempts> {
-    const wait = await this.throttle.waitSeconds(null, address);
-    if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
+    const attempt = await this.throttle.attempt(null, address);
+    if (!attempt.ok) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: attempt.retryAfterSeconds };
 
     const email = normaliseEmail(form.email);
     const errors: FieldError[] = [];
@@ -75,14 +75,18 @@ export class ConsoleAccountsService {
     errors.push(...passwordErrors(form.password, email));
     const key = await this.apiKeys.authenticate(form.adminKey.trim());
     if (!key || key.storeId !== null || !key.scopes.includes('admin')) {
-      await this.throttle.failed(null, address);
+      await this.throttle.failed(attempt);
       errors.push({
         field: 'admin_key',
         code: 'invalid_admin_key',
         message: 'This is not an active, unrestricted admin key of a merchant',
       });
     }
-    if (errors.length || !key) return { ok: false, errors };
+    if (errors.length || !key) {
+      // a good key with a bad email or password is no guess: its place is given back
+      if (key && key.storeId === null && key.scopes.includes('admin')) await this.throttle.succeeded(attempt);
+      return { ok: false, errors };
+    }
 
     const passwordHash = await hashPassword(form.password);
     const created = await this.transactions.run(async (manager) => {
@@ -102,8 +106,11 @@ export class ConsoleAccountsService {
       if (accountId === null) return 'email_taken' as const;
       return { token: await this.startSession(manager, accountId) };
     });
-    if (typeof created === 'object') return { ok: true, token: created.token };
-    await this.throttle.failed(null, address);
+    if (typeof created === 'object') {
+      await this.throttle.succeeded(attempt);
+      return { ok: true, token: created.token };
+    }
+    await this.throttle.failed(attempt);
     return {
       ok: false,
       errors: [
@@ -121,8 +128,8 @@ export class ConsoleAccountsService {
    */
   async logIn(rawEmail: string, password: string, address: string): Promise<LogInResult> {
     const email = normaliseEmail(rawEmail);
-    const wait = await this.throttle.waitSeconds(email, address);
-    if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
+    const attempt = await this.throttle.attempt(email, address);
+    if (!attempt.ok) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: attempt.retryAfterSeconds };
 
     const candidates = await this.accounts.signInCandidates(email, ACCOUNTS_PER_EMAIL_CHECKED);
     let accountId: string | null = null;
@@ -134,10 +141,10 @@ export class ConsoleAccountsService {
     }
     if (candidates.length === 0) await verifyPassword(password, await dummyPasswordHash());
     if (accountId === null) {
-      await this.throttle.failed(email, address);
+      await this.throttle.failed(attempt);
       return { ok: false, reason: 'invalid_credentials' };
     }
-    await this.throttle.succeeded(email);
+    await this.throttle.succeeded(attempt);
     // Sign-in is when ended sessions are swept: people sign in far less often than they make requests.
     await this.accounts.deleteEndedSessions();
     await this.accounts.markSignedIn(accountId);
@@ -157,16 +164,17 @@ export class ConsoleAccountsService {
    * (a thief's too): the browser that changed it gets a new one. A wrong current password counts as a failed sign-in.
    */
   async changePassword(identity: ConsoleIdentity, current: string, next: string, address: string): Promise<PasswordChangeResult> {
-    const wait = await this.throttle.waitSeconds(identity.email, address);
-    if (wait > 0) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: wait };
+    const attempt = await this.throttle.attempt(identity.email, address);
+    if (!attempt.ok) return { ok: false, reason: 'too_many_attempts', retryAfterSeconds: attempt.retryAfterSeconds };
     const account = await this.accounts.findPasswordHash(identity.accountId);
     if (!account || !(await verifyPassword(current, account.password_hash))) {
-      await this.throttle.failed(identity.email, address);
+      await this.throttle.failed(attempt);
       return {
         ok: false,
         errors: [{ field: 'current_password', code: 'invalid_credentials', message: 'This is not your current password' }],
       };
     }
+    await this.throttle.succeeded(attempt);
     const errors = passwordErrors(next, identity.email);
     if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
     const passwordHash = await hashPassword(next);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/auth/key-secret.js';
 import { FIRST_EMAIL_DELAY_SECONDS } from '../../src/auth/login-throttle.js';
-import { useApp } from '../support/app.js';
+import { type TestApp, useApp } from '../support/app.js';
 import {
   ConsoleClient,
   expectErrorPage,
@@ -153,5 +153,45 @@ describe('login throttling: sign-ups with a bad key', () => {
     expectFieldErrors(await browser.submitSignUp({ admin_key: 'sfk_guess', email: uniqueEmail(), password: PASSWORD }), ['admin_key']);
 
     expectThrottled(await new ConsoleClient(t).submitLogIn({ email: account.email, password: PASSWORD }));
+  });
+});
+
+/** `count` browsers, each with the login form open: their submissions can then leave together. */
+async function browsersAtTheForm(t: TestApp, count: number): Promise<ConsoleClient[]> {
+  const browsers = Array.from({ length: count }, () => new ConsoleClient(t));
+  for (const browser of browsers) await browser.get('/console/login');
+  return browsers;
+}
+
+describe('login throttling: attempts sent all at once', () => {
+  const t = useApp();
+
+  it("checks no more than five passwords of an email at once, then one at a time, and never the owner's after them", async () => {
+    const account = await signUp(t, await createTenant(t));
+    const browsers = await browsersAtTheForm(t, 16);
+    const answers = await Promise.all(browsers.map((b) => b.submitLogIn({ email: account.email, password: wrongPassword })));
+    const checked = answers.filter((r) => r.status === 401).length;
+    // five, and at most one more while they are checked; every other attempt waits
+    expect(checked).toBeGreaterThanOrEqual(5);
+    expect(checked).toBeLessThanOrEqual(6);
+    for (const refused of answers.filter((r) => r.status !== 401)) expectThrottled(refused);
+    expectThrottled(await new ConsoleClient(t).submitLogIn({ email: account.email, password: PASSWORD }));
+    expect(await sessionsOfEmail(t, account.email)).toBe(1);
+  });
+});
+
+describe('login throttling: attempts from one address sent all at once', () => {
+  const t = useApp();
+
+  it('checks no more than 20 attempts from one address, whatever their emails, even all at once', async () => {
+    const account = await signUp(t, await createTenant(t));
+    const browsers = await browsersAtTheForm(t, 30);
+    const answers = await Promise.all(browsers.map((b, i) => b.submitLogIn({ email: uniqueEmail(`burst${i}`), password: wrongPassword })));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(20);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(10);
+    for (const refused of answers.filter((r) => r.status === 429)) expectThrottled(refused);
+    // the owner too, until the window has passed
+    expectThrottled(await new ConsoleClient(t).submitLogIn({ email: account.email, password: PASSWORD }));
+    expect(await sessionsOfEmail(t, account.email)).toBe(1);
   });
 });

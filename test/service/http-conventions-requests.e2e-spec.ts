@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { generateSecret } from '../../src/auth/key-secret.js';
 import { PROBLEMS } from '../../src/common/problems/problem-catalog.js';
 import { bearer, useApp } from '../support/app.js';
-import { createTenant } from '../support/fixtures.js';
+import { createStore, createTenant } from '../support/fixtures.js';
 import { httpConventionRequests, problem, problemOneOf, SANE_REQUEST_ID, seenTypes } from '../support/http-conventions.js';
 
 describe('HTTP conventions', () => {
@@ -141,6 +141,26 @@ describe('HTTP conventions', () => {
         .set(bearer(admin.secret))
         .send({ name: 'nul\u0000key', scopes: ['admin'] });
       problemOneOf(keys, 400, ['invalid_json', 'validation_failed']);
+    });
+
+    it('answers a NUL character in a query filter, and a timestamp of year 0, with a 400, never a 500', async () => {
+      const { admin } = await createTenant(t);
+      const storeId = await createStore(t, admin.secret);
+      const get = (path: string) => t.http().get(`/v1/stores/${storeId}${path}`).set(bearer(admin.secret));
+      for (const [path, field] of [
+        ['/products?external_id=%00', 'external_id'],
+        ['/events?order_id=a%00b', 'order_id'],
+        ['/events?source=%00', 'source'],
+      ]) {
+        const response = await get(path);
+        problem(response, 400, 'validation_failed');
+        expect(response.body.errors).toEqual([expect.objectContaining({ field, code: 'invalid_character' })]);
+      }
+      for (const route of ['metrics', 'metrics/daily']) {
+        const response = await get(`/${route}?from=0000-06-01T00:00:00Z&to=0001-01-01T00:00:00Z`);
+        problem(response, 400, 'validation_failed');
+        expect(response.body.errors).toEqual([expect.objectContaining({ field: 'from' })]);
+      }
     });
 
     it('refuses text that is not valid Unicode (a lone surrogate) instead of storing it altered', async () => {

@@ -92,6 +92,32 @@ describe('redactUrl', () => {
     }
   });
 
+  it('blanks a secret written with percent-escapes beside an escape that does not decode', () => {
+    // what a reader of the log would see once the ASCII escapes are read
+    const readable = (text: string) =>
+      text.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    const escape = (c: string) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    fc.assert(
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 64 }),
+        fc.constantFrom('%E0', '%', '%ZZ', '%C3%28', '%ED%A0%80'),
+        fc.constantFrom('path-before', 'path-after', 'fragment'),
+        (escaped, broken, where) => {
+          const secret = generateSecret();
+          const written = [...secret].map((c, i) => (escaped[i % escaped.length] ? escape(c) : c)).join('');
+          const url =
+            where === 'path-before'
+              ? `/v1/stores/${broken}/${written}`
+              : where === 'path-after'
+                ? `/v1/stores/${written}/${broken}`
+                : `/v1/stores#${broken}${written}`;
+          expect(readable(redactUrl(url) as string)).not.toContain(body(secret));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('never lets a secret through, wherever it is placed in a URL', () => {
     const piece = fc.stringMatching(/^[A-Za-z0-9_.~-]{0,12}$/);
     fc.assert(

@@ -35,10 +35,14 @@ export function redactSecrets(text: string): string {
   return text.replace(SECRET_LIKE, REDACTED);
 }
 
+/**
+ * The text percent-decoded. When it does not decode as a whole (an escape that is not UTF-8), its ASCII escapes are
+ * still decoded one by one: a secret (ASCII) written with escapes beside a broken one is then seen, and blanked.
+ */
 function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    return text;
+    return text.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   }
 }

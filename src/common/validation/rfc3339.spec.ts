@@ -95,6 +95,15 @@ describe('parseRfc3339', () => {
     expect(parseRfc3339(value)).toBeNull();
   });
 
+  it('reads the years 1 to 99 as themselves, and refuses year 0, which PostgreSQL does not have', () => {
+    expect(iso('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
+    expect(iso('0004-02-29T12:00:00Z')).toBe('0004-02-29T12:00:00.000Z'); // a leap year, as 1904 is
+    expect(iso('0100-02-29T00:00:00Z')).toBeNull(); // not one
+    expect(iso('0000-06-01T00:00:00Z')).toBeNull();
+    expect(iso('0000-12-31T23:30:00-01:00')).toBeNull();
+    expect(iso('0001-01-01T00:30:00+01:00')).toBeNull(); // the instant lies in year 0
+  });
+
   it('reads back every instant it formats, whatever the offset', () => {
     fc.assert(
       fc.property(
@@ -148,6 +157,12 @@ describe('parseInstantOrDate', () => {
     expect(parseInstantOrDate('2026-11-01')?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
     expect(parseInstantOrDate('2024-02-29')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
     expect(parseInstantOrDate('2026-11-01T12:00:00+02:00')?.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+  });
+
+  it('reads a date of the years 1 to 99 as itself, and refuses year 0', () => {
+    expect(parseInstantOrDate('0050-03-01')?.toISOString()).toBe('0050-03-01T00:00:00.000Z');
+    expect(parseInstantOrDate('0000-01-01')).toBeNull();
+    expect(parseInstantOrDate('0000-06-01T00:00:00Z')).toBeNull();
   });
 
   it.each(['2026-02-29', '2026-13-01', '2026-11-00', '2026-11-1', '20261101', '2026-11-01T00:00:00', ' 2026-11-01', 20261101, null])(

@@ -2,6 +2,17 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
+/**
+ * Midnight UTC of a calendar date, or `null` when the date does not exist. Years 1 to 9999: PostgreSQL has no year 0
+ * (RFC 3339's 0000 is 1 BC), and `Date.UTC` would read years 0 to 99 as 1900 to 1999.
+ */
+function utcDate(year: number, month: number, day: number): Date | null {
+  if (year < 1) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
+}
+
 /** Parses an RFC 3339 timestamp (a time zone is required); `null` for anything else, including impossible dates. */
 export function parseRfc3339(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
@@ -11,10 +22,10 @@ export function parseRfc3339(value: unknown): Date | null {
   const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
   const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return null;
+  if (utcDate(year, month, day) === null) return null;
   const time = Date.parse(value.toUpperCase());
-  return Number.isNaN(time) ? null : new Date(time);
+  // an offset may carry the instant past the years PostgreSQL and this parser share (0001-01-01T00:30+01:00)
+  return Number.isNaN(time) || new Date(time).getUTCFullYear() < 1 ? null : new Date(time);
 }
 
 const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -28,8 +39,7 @@ export function parseInstantOrDate(value: unknown): Date | null {
   const match = FULL_DATE.exec(value);
   if (!match) return parseRfc3339(value);
   const [year, month, day] = match.slice(1).map(Number);
-  const midnight = new Date(Date.UTC(year, month - 1, day));
-  return midnight.getUTCFullYear() === year && midnight.getUTCMonth() === month - 1 && midnight.getUTCDate() === day ? midnight : null;
+  return utcDate(year, month, day);
 }
 
 export function IsInstantOrDate(options?: ValidationOptions): PropertyDecorator {

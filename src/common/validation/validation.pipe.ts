@@ -54,11 +54,24 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query') refuseNul(value);
     const isDto = metadata.metatype !== undefined && this.toValidate(metadata);
     if (isDto && metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new ProblemError('invalid_json', 'The request body must be a JSON object');
     }
     return super.transform(value ?? {}, metadata);
+  }
+}
+
+/** A query's text held to the body's rule (json-body.ts): PostgreSQL's text cannot hold the NUL character. */
+function refuseNul(query: unknown): void {
+  if (typeof query !== 'object' || query === null) return;
+  for (const [name, value] of Object.entries(query)) {
+    const texts: unknown[] = Array.isArray(value) ? value : [value];
+    if (name.includes('\u0000') || texts.some((text) => typeof text === 'string' && text.includes('\u0000'))) {
+      const field = name.replaceAll('\u0000', '\\u0000');
+      throw ProblemError.field(field, 'invalid_character', `${field} must not contain the NUL character`);
+    }
   }
 }
 
