@@ -62,8 +62,6 @@ export function draftEvent(request: EventRequest): EventDraft {
     for (const field of ['product_id', 'variant_id', 'order_id', 'line_item_id'] as const) {
       if (request[field] == null) fail(field, 'required', `${field} is required on ${type} events`);
     }
-  } else if (request.product_id == null && (request.variant_id != null || request.session_id != null)) {
-    fail('product_id', 'required', 'product_id is required with variant_id or session_id');
   }
   if (REASON_TYPES.includes(type)) {
     if (request.reason == null) fail('reason', 'required', `reason (size or other) is required on ${type} events`);

@@ -80,8 +80,8 @@ const INSERT_ALONE = prepared<{
                        $17, $18::uuid
                  WHERE $19::boolean AND $18::uuid IS NULL
                    AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
-                   AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE v.product_id = $7::uuid))
-                   AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
+                   AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE $7::uuid IS NULL OR v.product_id = $7::uuid))
+                   AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = coalesce($7::uuid, (SELECT product_id FROM v), s.product_id)
                                                        AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
                 ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
                 RETURNING order_id, line_item_id),

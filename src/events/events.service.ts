@@ -247,9 +247,11 @@ function checkAgainstStore(draft: EventDraft, references: References, now: Date)
   }
   if (draft.sessionId !== null) {
     const session = references.sessions.get(draft.sessionId);
+    // the product the event is about: the one it names, else its variant's (a storefront event may name neither)
+    const product = draft.productId ?? (draft.variantId === null ? null : (references.variants.get(draft.variantId) ?? null));
     if (session === undefined) missing('session_id');
     else {
-      if (session.productId !== draft.productId) {
+      if (product !== null && session.productId !== product) {
         mismatches.push({ field: 'session_id', code: 'other_product', message: 'the session is for another product' });
       }
       if (session.createdAt > draft.occurredAt) {

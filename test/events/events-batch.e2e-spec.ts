@@ -192,6 +192,19 @@ describe('events', () => {
       expect(await listAll(shop)).toEqual([]);
     });
 
+    it('names what is wrong with events: not an array, empty, or over 500', async () => {
+      const shop = await newShop();
+      const errorsOf = async (body: unknown) => (await batchRaw(shop, body)).body.errors as Array<{ field: string; code: string }>;
+      for (const body of [{}, { events: null }, { events: 'fit_viewed' }, { events: {} }]) {
+        expect(await errorsOf(body)).toEqual([expect.objectContaining({ field: 'events', code: 'must_be_array' })]);
+      }
+      expect(await errorsOf({ events: [] })).toEqual([
+        expect.objectContaining({ field: 'events', message: 'events must hold at least one event' }),
+      ]);
+      const tooMany = Array.from({ length: 501 }, () => eventBody('fit_viewed', shop));
+      expect(await errorsOf({ events: tooMany })).toEqual([expect.objectContaining({ field: 'events', code: 'too_many_items' })]);
+    });
+
     it('never answers 5xx to items that are not event objects', async () => {
       const shop = await newShop();
       const good = eventBody('fit_viewed', shop);

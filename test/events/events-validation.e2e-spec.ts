@@ -24,7 +24,7 @@ import { createShop } from '../support/session-fixtures.js';
 
 describe('events', () => {
   const t = useApp();
-  const { eventsPath, postRaw, newShop, deliver, startSession, listAll, delivered } = eventsApi(t);
+  const { eventsPath, postRaw, batchRaw, newShop, deliver, startSession, listAll, delivered } = eventsApi(t);
 
   // ——— validation ———
 
@@ -250,20 +250,56 @@ describe('events', () => {
         expect(await listAll(shop)).toEqual([]);
       });
 
-      it('refuses a variant or a session named without product_id with 400 on product_id', async () => {
-        const shop = await newShop();
-        const session = await startSession(shop);
-        const later = ahead(0);
-        const variantOnly = await postRaw(shop, eventBody('add_to_cart', shop, { variant_id: shop.variants.M }));
-        expectProblem(variantOnly, 400, 'validation_failed');
-        expect((variantOnly.body.errors as { field: string }[]).map((e) => e.field)).toContain('product_id');
-        const sessionOnly = await postRaw(shop, eventBody('fit_viewed', shop, { session_id: session.id, occurred_at: later }));
-        expectProblem(sessionOnly, 400, 'validation_failed');
-        expect((sessionOnly.body.errors as { field: string }[]).map((e) => e.field)).toContain('product_id');
-        const nullProduct = await postRaw(shop, eventBody('add_to_cart', shop, { product_id: null, variant_id: shop.variants.M }));
-        expectProblem(nullProduct, 400, 'validation_failed');
-        expect(await delivered(shop)).toEqual([]);
-      });
+      // Only order outcomes must name their product: a storefront event may name its variant, or its session, alone,
+      // held to the same rules through its variant's product.
+      it.each(['alone', 'in a batch'] as const)(
+        'takes a variant or a session named without product_id, held to the rules through the variant (%s)',
+        async (how) => {
+          const shop = await newShop();
+          const session = await startSession(shop);
+          const later = ahead(0);
+          const otherProduct = (
+            await createProduct(t, shop.secret, shop.storeId, { product_type_id: shop.productTypeId, size_chart_id: shop.sizeChartId })
+          ).id;
+          const otherVariant = (await createVariant(t, shop.secret, shop.storeId, otherProduct, { size_label: 'M' })).id;
+          const bodies = [
+            eventBody('add_to_cart', shop, { variant_id: shop.variants.M }),
+            eventBody('fit_viewed', shop, { session_id: session.id, occurred_at: later }),
+            eventBody('checkout_started', shop, {
+              product_id: null,
+              variant_id: shop.variants.L,
+              session_id: session.id,
+              occurred_at: later,
+            }),
+            eventBody('add_to_cart', shop, { variant_id: otherVariant, session_id: session.id, occurred_at: later }),
+            eventBody('fit_viewed', shop, {
+              session_id: session.id,
+              occurred_at: new Date(Date.parse(session.created_at) - 1).toISOString(),
+            }),
+            eventBody('checkout_started', shop, { session_id: MISSING_ID }),
+          ];
+          const answers: Array<{ status: number; body: Record<string, unknown> }> = [];
+          if (how === 'alone') for (const body of bodies) answers.push(await postRaw(shop, body));
+          else {
+            const response = await batchRaw(shop, { events: bodies });
+            expect(response.status).toBe(200);
+            for (const r of response.body.results) answers.push({ status: r.status, body: r.status < 300 ? r.event : r.error });
+          }
+          expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 400, 400, 400]);
+          expect(answers.slice(0, 3).map((a) => [a.body.product_id, a.body.variant_id, a.body.session_id])).toEqual([
+            [null, shop.variants.M, null],
+            [null, null, session.id],
+            [null, shop.variants.L, session.id],
+          ]);
+          expect(answers[3].body).toMatchObject({ code: 'session_mismatch', errors: [{ field: 'session_id', code: 'other_product' }] });
+          expect(answers[4].body).toMatchObject({
+            code: 'session_mismatch',
+            errors: [{ field: 'session_id', code: 'created_after_event' }],
+          });
+          expect(answers[5].body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'session_id', code: 'not_found' }] });
+          expect(await delivered(shop)).toHaveLength(3);
+        },
+      );
 
       it('refuses a session of another product with 400 session_mismatch other_product', async () => {
         const shop = await newShop();

@@ -197,9 +197,10 @@ export class EventBatchRequest {
       },
     ],
   })
-  @IsArray({ message: 'events must be an array of events' })
-  @ArrayMinSize(1, { message: 'events must hold at least one event' })
+  // class-validator checks the decorators bottom up and stops at the first failure: the type first
   @ArrayMaxSize(MAX_BATCH, { message: `events must hold at most ${MAX_BATCH} events` })
+  @ArrayMinSize(1, { message: 'events must hold at least one event' })
+  @IsArray({ message: 'events must be an array of events' })
   events: unknown[];
 }
 
