@@ -333,17 +333,18 @@ async function main(): Promise<void> {
   // The service first: it runs the migrations of a new database.
   const service = await start('service', APP.service);
   const db = new pg.Client({ connectionString: withApplication(DATABASE_URL, 'sizefit-bench'), options: '-c jit=off' });
-  await db.connect();
-  const leftover = await deleteBenchRows(db);
-  if (leftover) log(`deleted ${leftover} events of an interrupted earlier run`);
-  log(`vacuumed the tables the bench writes in ${await vacuumBenchTables(db)} s`);
-  const facts = await databaseFacts(db);
   const noteLoad = async (part: string) => {
     machineLoad[part] = { loadavg_1m: round2(loadavg()[0]), other_active_backends: await otherActiveBackends(db) };
   };
-  await noteLoad('start');
+  let facts: Json | undefined;
 
   try {
+    await db.connect();
+    const leftover = await deleteBenchRows(db);
+    if (leftover) log(`deleted ${leftover} events of an interrupted earlier run`);
+    log(`vacuumed the tables the bench writes in ${await vacuumBenchTables(db)} s`);
+    facts = await databaseFacts(db);
+    await noteLoad('start');
     const floor = await start('floor', APP.floor, { script: 'dist/bench/floor.js', env: { POOL: '10' } });
     const bench: BenchStore = await createBenchStore(service.base, service.operatorKey, BENCH_MERCHANT);
     const eventsPath = `/v1/stores/${bench.storeId}/events`;

@@ -39,6 +39,15 @@ export async function startService(
   options: { nodeArgs?: readonly string[]; env?: Record<string, string>; script?: string } = {},
 ): Promise<RunningService> {
   const base = `http://127.0.0.1:${port}`;
+  // A server left running by an interrupted run would answer in the new one's place, with another operator key.
+  if (
+    await fetch(`${base}/readyz`).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new Error(`port ${port} already has a server (left by an interrupted run?): stop it first`);
+  }
   const operatorKey = generateSecret(OPERATOR_KEY_PREFIX);
   const nodeArgs = [...(options.script ? [] : startNodeArgs()), ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, options.script ?? 'dist/src/main.js'], {
