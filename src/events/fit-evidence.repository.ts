@@ -85,6 +85,9 @@ const toSums = (row: SumsRow | undefined): EvidenceSums => {
   return sums;
 };
 
+/** Entries in the order of their keys (ids, digests): the order rows are locked in, and levels added up in. */
+const byKey = ([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * The store's evidence from its rows: each product's own sums, each type's running sums, and the store's as the sum of
  * its types', added in the order of their ids so that every read gives the same level to the last bit.
@@ -96,7 +99,7 @@ function storeEvidenceOf(rows: readonly EvidenceRow[]): StoreEvidence {
     if (row.product_id === null) types.push([row.product_type_id, toSums(row)]);
     else products.push({ productId: row.product_id, productTypeId: row.product_type_id, sums: toSums(row) });
   }
-  types.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  types.sort(byKey);
   return { products, types: new Map(types), store: types.map(([, sums]) => sums).reduce(addSums, NO_EVIDENCE) };
 }
 
@@ -297,7 +300,7 @@ export class FitEvidenceRepository {
       const key = digest.toString('hex');
       byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps, bought: evidence.bought - offset })));
     }
-    const sorted = [...byShopper].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...byShopper].sort(byKey);
     await run(manager, ADD_SHOPPERS, [
       store.merchantId,
       store.id,
@@ -344,7 +347,7 @@ export class FitEvidenceRepository {
     now: Date,
   ): Promise<void> {
     if (!products.size) return;
-    const sorted = [...products].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...products].sort(byKey);
     const column = <T>(pick: (entry: { productTypeId: string; sums: EvidenceSums }) => T) => sorted.map(([, entry]) => pick(entry));
     await run(manager, ADD, [
       store.merchantId,
@@ -356,7 +359,7 @@ export class FitEvidenceRepository {
     ]);
     const types = new Map<string, EvidenceSums>();
     for (const [, { productTypeId, sums }] of sorted) types.set(productTypeId, addSums(types.get(productTypeId) ?? NO_EVIDENCE, sums));
-    const byType = [...types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const byType = [...types].sort(byKey);
     await run(manager, ADD_TYPES, [
       store.merchantId,
       store.id,
