@@ -2,7 +2,7 @@ import { type DynamicModule, Global, type MiddlewareConsumer, Module, type NestM
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
-import type { HttpLogger } from 'pino-http';
+import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { ApiGateMiddleware } from './auth/api-gate.middleware.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -29,7 +29,7 @@ class RateLimitModule {}
 @Module({})
 export class AppModule implements NestModule {
   /** The whole service over an open, migrated database (see database/database.ts). */
-  static forRoot(config: AppConfig, dataSource: DataSource, logger: HttpLogger['logger']): DynamicModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [

@@ -6,7 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { BoundedExpressAdapter } from './common/http/bounded-express-adapter.js';
 import { assignRequestId } from './common/http/request-id.js';
-import { httpLogger } from './common/logging/logger-options.js';
+import { requestLogging, serviceLogger } from './common/logging/logger-options.js';
 import { setUpOpenApi } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app.config.js';
 import { openDatabase, type OpenOptions } from './database/database.js';
@@ -17,11 +17,11 @@ import { openDatabase, type OpenOptions } from './database/database.js';
  */
 export async function createApp(config: AppConfig, database: OpenOptions = {}): Promise<NestExpressApplication> {
   const dataSource = await openDatabase(config, database);
-  const requestLogger = httpLogger(config);
+  const logger = serviceLogger(config);
   let app: NestExpressApplication;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      AppModule.forRoot(config, dataSource, requestLogger.logger),
+      AppModule.forRoot(config, dataSource, logger),
       new BoundedExpressAdapter(config),
       {
         bufferLogs: true,
@@ -35,7 +35,7 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   }
   app.useLogger(app.get(Logger));
   // First of all: every request is logged, whatever answers it.
-  app.use(requestLogger);
+  app.use(requestLogging(logger));
   app.disable('x-powered-by');
   // Every answer is no-store (the API, the console's pages) or immutable (its hashed assets): an ETag, a hash of
   // each body, would never be used.

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import type { LevelWithSilent } from 'pino';
-import { type HttpLogger, pinoHttp } from 'pino-http';
+import { type Logger, pino } from 'pino';
 import type { AppConfig } from '../../config/app.config.js';
 import { redactUrl } from '../http/redact.js';
 import { assignRequestId } from '../http/request-id.js';
@@ -11,16 +10,14 @@ import { assignRequestId } from '../http/request-id.js';
  * the Authorization and Cookie headers are censored, secrets are censored wherever they sit in a logged object,
  * and credentials pushed into a URL are blanked.
  *
- * The request logger is pino-http, mounted by `createApp` as the first middleware. The service's own logs (Nest's
- * `Logger`) go through nestjs-pino to the same pino logger, but nestjs-pino does not mount its request middleware
- * (`forRoutes: []`): that middleware only keeps the request's child logger in an AsyncLocalStorage, and on Node 20
- * an AsyncLocalStorage in use puts a hook on every promise, which cost a fifth of the CPU of recording an event
- * (docs/performance.md). Logs written while serving a request name its `request_id` themselves.
+ * The service's own logs (Nest's `Logger`) go through nestjs-pino to this logger, but nestjs-pino does not mount its
+ * request middleware (`forRoutes: []`): that middleware only keeps the request's child logger in an AsyncLocalStorage,
+ * and on Node 20 an AsyncLocalStorage in use puts a hook on every promise, which cost a fifth of the CPU of recording
+ * an event (docs/performance.md). Logs written while serving a request name its `request_id` themselves.
  */
-export function httpLogger(config: AppConfig): HttpLogger {
-  return pinoHttp<IncomingMessage, ServerResponse, never>({
+export function serviceLogger(config: AppConfig): Logger {
+  return pino({
     level: config.logLevel,
-    genReqId: assignRequestId,
     redact: {
       paths: [
         'req.headers.authorization',
@@ -37,9 +34,7 @@ export function httpLogger(config: AppConfig): HttpLogger {
       ],
       censor: '[REDACTED]',
     },
-    // The serializers get the request and the response themselves, not pino's generic copies of them (which read every
-    // header, the parsed query and the socket's address for each request, only for these to pick three fields).
-    wrapSerializers: false,
+    // A request or a response in a log line is these few fields, never its headers, body or socket.
     serializers: {
       req: (req: IncomingMessage & { id?: string; originalUrl?: string }) => ({
         id: req.id,
@@ -48,11 +43,39 @@ export function httpLogger(config: AppConfig): HttpLogger {
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req, res, error): LevelWithSilent => (error || res.statusCode >= 500 ? 'error' : 'info'),
   });
 }
 
-/** nestjs-pino over the request logger's pino: Nest's `Logger` writes there, and no request middleware of its own. */
-export function loggerModuleParams(logger: HttpLogger['logger']): Params {
+type Middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
+
+/**
+ * The request log, mounted by `createApp` as the first middleware: once a request's answer is finished (or abandoned),
+ * one line with its Request-Id (given here), method, URL (credentials blanked), status and the milliseconds it took;
+ * at level error for a 5xx. pino-http writes the same line, but builds a child logger for every request first (its
+ * bindings serialised and redacted, whatever is logged), which cost a tenth of an event's CPU (docs/performance.md).
+ */
+export function requestLogging(logger: Logger): Middleware {
+  return (request, response, next) => {
+    const started = Date.now();
+    assignRequestId(request, response);
+    const settled = (error?: Error): void => {
+      response.removeListener('close', settled);
+      response.removeListener('finish', settled);
+      response.removeListener('error', settled);
+      const failed = error !== undefined || response.statusCode >= 500;
+      const level = failed ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const message = failed ? 'request errored' : response.writableFinished ? 'request completed' : 'request aborted';
+      logger[level]({ req: request, res: response, responseTime: Date.now() - started, ...(error ? { err: error } : {}) }, message);
+    };
+    response.on('close', settled);
+    response.on('finish', settled);
+    response.on('error', settled);
+    next();
+  };
+}
+
+/** nestjs-pino over the service's logger: Nest's `Logger` writes there, and no request middleware of its own. */
+export function loggerModuleParams(logger: Logger): Params {
   return { pinoHttp: { logger }, forRoutes: [] };
 }
