@@ -89,6 +89,27 @@ const toSums = (row: SumsRow | undefined): EvidenceSums => {
 const byKey = ([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Sums added to the store's rows of a statement keyed by one column (`ADD_SHOPPERS`: a shopper's digest, `ADD_TYPES`:
+ * a product type), in the order of their keys.
+ */
+function addToKeyedRows(
+  manager: EntityManager,
+  statement: typeof ADD_SHOPPERS,
+  store: Store,
+  now: Date,
+  sums: ReadonlyMap<string, EvidenceSums>,
+): Promise<unknown> {
+  const sorted = [...sums].sort(byKey);
+  return run(manager, statement, [
+    store.merchantId,
+    store.id,
+    now.toISOString(),
+    sorted.map(([key]) => key),
+    ...sumColumns(sorted.map(([, entry]) => entry)),
+  ]);
+}
+
+/**
  * The store's evidence from its rows: each product's own sums, each type's running sums, and the store's as the sum of
  * its types', added in the order of their ids so that every read gives the same level to the last bit.
  */
@@ -300,14 +321,7 @@ export class FitEvidenceRepository {
       const key = digest.toString('hex');
       byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps, bought: evidence.bought - offset })));
     }
-    const sorted = [...byShopper].sort(byKey);
-    await run(manager, ADD_SHOPPERS, [
-      store.merchantId,
-      store.id,
-      now.toISOString(),
-      sorted.map(([digest]) => digest),
-      ...sumColumns(sorted.map(([, sums]) => sums)),
-    ]);
+    await addToKeyedRows(manager, ADD_SHOPPERS, store, now, byShopper);
   }
 
   /** A returning shopper's sums (none when she has no outcome yet, or was erased). */
@@ -359,14 +373,7 @@ export class FitEvidenceRepository {
     ]);
     const types = new Map<string, EvidenceSums>();
     for (const [, { productTypeId, sums }] of sorted) types.set(productTypeId, addSums(types.get(productTypeId) ?? NO_EVIDENCE, sums));
-    const byType = [...types].sort(byKey);
-    await run(manager, ADD_TYPES, [
-      store.merchantId,
-      store.id,
-      now.toISOString(),
-      byType.map(([id]) => id),
-      ...sumColumns(byType.map(([, sums]) => sums)),
-    ]);
+    await addToKeyedRows(manager, ADD_TYPES, store, now, types);
   }
 
   /** The product's evidence with its type's and its store's: one statement over the product's row and the store's types. */
