@@ -213,16 +213,19 @@ type EvidenceRow = SumsRow & { product_id: string | null; product_type_id: strin
 /** The store's rows per type: a few, whatever the number of its products. */
 const TYPE_ROWS = `SELECT NULL::uuid AS product_id, product_type_id, ${SUMS} FROM fit_evidence_types WHERE store_id = $1`;
 
+/** Products' rows, each with its product's type as the catalog has it now (the level its offset is shrunk towards). */
+const PRODUCT_ROWS = `SELECT f.product_id, p.product_type_id, ${SUMS.split(', ')
+  .map((c) => `f.${c}`)
+  .join(', ')}
+    FROM fit_evidence f JOIN products p ON p.store_id = f.store_id AND p.id = f.product_id WHERE f.store_id = $1`;
+
 /** The store's types, and every product row of the store. */
-const STORE_EVIDENCE = prepared<EvidenceRow>(
-  'fit-evidence.store',
-  `${TYPE_ROWS} UNION ALL SELECT product_id, product_type_id, ${SUMS} FROM fit_evidence WHERE store_id = $1`,
-);
+const STORE_EVIDENCE = prepared<EvidenceRow>('fit-evidence.store', `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS}`);
 
 /** The store's types, and the rows of the products named ($2). */
 const NAMED_EVIDENCE = prepared<EvidenceRow>(
   'fit-evidence.named',
-  `${TYPE_ROWS} UNION ALL SELECT product_id, product_type_id, ${SUMS} FROM fit_evidence WHERE store_id = $1 AND product_id = ANY($2::uuid[])`,
+  `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS} AND f.product_id = ANY($2::uuid[])`,
 );
 
 /** What happened to each size of a product: its order lines bought, kept, returned and exchanged for size. */

@@ -329,8 +329,33 @@ describe('learning how products fit from outcomes', () => {
     const outcomesOf = async (typeId: string) => (await typeSums(shop.storeId)).find((r) => r.product_type_id === typeId)?.outcomes;
     expect(await outcomesOf(shop.productTypeId)).toBe(3);
     expect(await outcomesOf(other.productTypeId)).toBe(2);
-    // the product's own evidence follows it whole
-    expect((await fitOf(shop)).body.learned.outcomes).toBe(5);
+    // the product's own evidence follows it whole, shrunk towards its new type's, listed or read alone
+    const alone = await fitOf(shop);
+    expect(alone.body.learned.outcomes).toBe(5);
+    const listed: Array<{ product_id: string; learned: unknown }> = [];
+    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
+      listed.push(
+        ...(await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret))).body.data,
+      );
+    }
+    expect(listed.find((item) => item.product_id === shop.productId)?.learned).toEqual(alone.body.learned);
+
+    // moved back with no outcome since: both reads shrink it towards the type it has now
+    const back = await t
+      .http()
+      .patch(`/v1/stores/${shop.storeId}/products/${shop.productId}`)
+      .set(bearer(shop.secret))
+      .send({ product_type_id: shop.productTypeId });
+    expect(back.status).toBe(200);
+    const again = await fitOf(shop);
+    expect(again.body.learned).not.toEqual(alone.body.learned);
+    const relisted: Array<{ product_id: string; learned: unknown }> = [];
+    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
+      relisted.push(
+        ...(await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret))).body.data,
+      );
+    }
+    expect(relisted.find((item) => item.product_id === shop.productId)?.learned).toEqual(again.body.learned);
   });
 
   it('takes a key with the catalog or the analytics scope, refuses others, and answers 404 for an unknown product', async () => {
