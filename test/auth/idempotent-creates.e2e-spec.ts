@@ -4,7 +4,7 @@
  * secret among them) are sealed, never in clear.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_SWEEP_EVERY_MS, IdempotencySweeper } from '../../src/auth/idempotency-sweeper.js';
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
@@ -12,6 +12,18 @@ import { createProductType, createSizeChart } from '../support/catalog-fixtures.
 import { createTenant, expectErrors, expectProblem, issueKey } from '../support/fixtures.js';
 
 describe('idempotent creates', () => {
+  // What the service schedules with setInterval while it starts, so that a test can run it now instead of waiting.
+  const intervals: Array<{ run: () => void; every: number | undefined }> = [];
+  beforeAll(() => {
+    const setIntervalOf = globalThis.setInterval;
+    jest.spyOn(globalThis, 'setInterval').mockImplementation(((run: () => void, every?: number, ...rest: unknown[]) => {
+      intervals.push({ run, every });
+      return Reflect.apply(setIntervalOf, globalThis, [run, every, ...rest]) as NodeJS.Timeout;
+    }) as typeof setInterval);
+  });
+  afterAll(() => {
+    jest.restoreAllMocks();
+  });
   const t = useApp();
   const db = () => t.app.get(DataSource);
 
@@ -203,13 +215,11 @@ describe('idempotent creates', () => {
     expect(await held()).toHaveLength(2);
 
     // The service's own timer: the callback it scheduled at start, every IDEMPOTENCY_SWEEP_EVERY_MS, run now.
-    const sweep = t.app.get(IdempotencySweeper);
-    const scheduled = (sweep as unknown as { timer: NodeJS.Timeout | null }).timer;
-    expect(scheduled).not.toBeNull();
-    expect((scheduled as unknown as { _repeat: number })._repeat).toBe(IDEMPOTENCY_SWEEP_EVERY_MS);
-    (scheduled as unknown as { _onTimeout: () => void })._onTimeout();
+    const scheduled = intervals.filter((interval) => interval.every === IDEMPOTENCY_SWEEP_EVERY_MS);
+    expect(scheduled).toHaveLength(1);
+    scheduled[0].run();
     for (let wait = 0; (await held()).length === 2 && wait < 50; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await held()).toEqual([sha256(fresh).toString('hex')]);
-    expect(await sweep.sweep()).toBe(0);
+    expect(await t.app.get(IdempotencySweeper).sweep()).toBe(0);
   });
 });
