@@ -5,7 +5,6 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { BoundedExpressAdapter } from './common/http/bounded-express-adapter.js';
-import { assignRequestId } from './common/http/request-id.js';
 import { requestLogging, serviceLogger } from './common/logging/logger-options.js';
 import { setUpOpenApi } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app.config.js';
@@ -58,7 +57,6 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
     ...(https ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   });
   app.use((request: Request, response: Response, next: NextFunction) => {
-    assignRequestId(request, response);
     if (!request.path.startsWith('/v1/')) return pages(request, response, next);
     for (const [name, value] of apiHeaders) response.setHeader(name, value);
     next();

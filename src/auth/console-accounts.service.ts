@@ -74,7 +74,8 @@ export class ConsoleAccountsService {
     }
     errors.push(...passwordErrors(form.password, email));
     const key = await this.apiKeys.authenticate(form.adminKey.trim());
-    if (!key || key.storeId !== null || !key.scopes.includes('admin')) {
+    const unrestrictedAdmin = key !== null && key.storeId === null && key.scopes.includes('admin');
+    if (!unrestrictedAdmin) {
       await this.throttle.failed(attempt);
       errors.push({
         field: 'admin_key',
@@ -84,7 +85,7 @@ export class ConsoleAccountsService {
     }
     if (errors.length || !key) {
       // a good key with a bad email or password is no guess: its place is given back
-      if (key && key.storeId === null && key.scopes.includes('admin')) await this.throttle.succeeded(attempt);
+      if (unrestrictedAdmin) await this.throttle.succeeded(attempt);
       return { ok: false, errors };
     }
 

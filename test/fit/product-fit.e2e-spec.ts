@@ -272,6 +272,17 @@ describe('learning how products fit from outcomes', () => {
         [storeId],
       );
 
+  /** Every product of the store that the list shows, whatever its direction, with its learned offset. */
+  async function listedOffsets(shop: Shop): Promise<Array<{ product_id: string; learned: unknown }>> {
+    const listed: Array<{ product_id: string; learned: unknown }> = [];
+    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
+      const response = await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret));
+      expect(response.status).toBe(200);
+      listed.push(...response.body.data);
+    }
+    return listed;
+  }
+
   it("keeps each product type's sums equal to its products' under concurrent outcomes, and reads them alike one by one and listed", async () => {
     const shop = await newShop();
     const products = [shop, await sibling(shop), await createShop(t, shop.storeId, shop.secret)];
@@ -304,12 +315,7 @@ describe('learning how products fit from outcomes', () => {
       expect(row.weight).toBeCloseTo(row.products_weight, 9);
     }
     // the list reads the store's rows; each product alone reads its row and the store's types: the same offsets
-    const all: Array<{ product_id: string; learned: unknown }> = [];
-    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
-      const listed = await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret));
-      expect(listed.status).toBe(200);
-      all.push(...listed.body.data);
-    }
+    const all = await listedOffsets(shop);
     expect(all.map((item) => item.product_id).sort()).toEqual(products.map((p) => p.productId).sort());
     for (const item of all) expect((await fitOf(shop, item.product_id)).body.learned).toEqual(item.learned);
   });
@@ -332,12 +338,7 @@ describe('learning how products fit from outcomes', () => {
     // the product's own evidence follows it whole, shrunk towards its new type's, listed or read alone
     const alone = await fitOf(shop);
     expect(alone.body.learned.outcomes).toBe(5);
-    const listed: Array<{ product_id: string; learned: unknown }> = [];
-    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
-      listed.push(
-        ...(await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret))).body.data,
-      );
-    }
+    const listed = await listedOffsets(shop);
     expect(listed.find((item) => item.product_id === shop.productId)?.learned).toEqual(alone.body.learned);
 
     // moved back with no outcome since: both reads shrink it towards the type it has now
@@ -349,12 +350,7 @@ describe('learning how products fit from outcomes', () => {
     expect(back.status).toBe(200);
     const again = await fitOf(shop);
     expect(again.body.learned).not.toEqual(alone.body.learned);
-    const relisted: Array<{ product_id: string; learned: unknown }> = [];
-    for (const direction of ['runs_small', 'runs_large', 'true_to_size', 'uncertain']) {
-      relisted.push(
-        ...(await t.http().get(`/v1/stores/${shop.storeId}/product-fit?direction=${direction}`).set(bearer(shop.secret))).body.data,
-      );
-    }
+    const relisted = await listedOffsets(shop);
     expect(relisted.find((item) => item.product_id === shop.productId)?.learned).toEqual(again.body.learned);
   });
 
