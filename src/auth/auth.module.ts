@@ -33,6 +33,7 @@ import { StoreAccess } from './store-access.js';
     StoreAccess,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [ApiKeysService, ConsoleAccountsService],
+  // OperatorKeyService: the API gate, in front of every `/v1` route, knows the operator's secret in any shape.
+  exports: [ApiKeysService, ConsoleAccountsService, OperatorKeyService],
 })
 export class AuthModule {}

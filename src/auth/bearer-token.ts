@@ -9,15 +9,21 @@ type PresentedKey =
   /** Anything else: no key of ours, refused without a lookup. */
   | { readonly kind: 'malformed' };
 
+/** The token of an `Authorization` header read as passport-http-bearer reads it (`<scheme> <token>`, `Bearer` in any case). */
+export function bearerToken(header: string | undefined): string | null {
+  const parts = header?.split(' ');
+  return parts?.length === 2 && /^bearer$/i.test(parts[0]) ? parts[1] : null;
+}
+
 /**
- * Reads the header as passport-http-bearer does (`<scheme> <token>`, the scheme `Bearer` in any case), then checks
- * the token's shape and checksum, so that a mistyped or made-up key costs no database lookup.
+ * The header's token, if it may be a key: one of the service's (its shape and checksum hold), or the operator
+ * bootstrap secret, which the operator may have chosen in any shape. A mistyped or made-up key costs no database lookup.
  */
-export function presentedKey(header: string | undefined): PresentedKey {
+export function presentedKey(header: string | undefined, isOperatorSecret: (token: string) => boolean): PresentedKey {
   if (header === undefined) return { kind: 'none' };
-  const parts = header.split(' ');
-  if (parts.length !== 2 || !/^bearer$/i.test(parts[0]) || !isWellFormedSecret(parts[1])) return { kind: 'malformed' };
-  return { kind: 'key', secret: parts[1] };
+  const token = bearerToken(header);
+  if (token === null || !(isWellFormedSecret(token) || isOperatorSecret(token))) return { kind: 'malformed' };
+  return { kind: 'key', secret: token };
 }
 
 /** The one 401 of the API, whatever was wrong with the key: unknown, revoked, expired, malformed or missing. */

@@ -4,7 +4,7 @@ import { createHash, hkdfSync } from 'node:crypto';
 import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
 import { seal, unseal } from '../common/crypto/seal.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import { presentedKey } from './bearer-token.js';
+import { bearerToken } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import type { Principal } from './principal.js';
@@ -82,10 +82,11 @@ export class IdempotentCreates implements NestInterceptor {
 /** The credential the key belongs to, and its secret (from the request: never stored). */
 function callerOf(request: Request): { credential: string; secret: string } | null {
   const principal = request.user as Principal | undefined;
-  const presented = presentedKey(request.headers.authorization);
-  if (!principal || presented.kind !== 'key') return null;
-  if (principal.kind === 'operator') return { credential: `operator:${digestSecret(presented.secret)}`, secret: presented.secret };
-  return principal.keyId ? { credential: `key:${principal.keyId}`, secret: presented.secret } : null;
+  // The principal was authenticated from this very header.
+  const secret = bearerToken(request.headers.authorization);
+  if (!principal || secret === null) return null;
+  if (principal.kind === 'operator') return { credential: `operator:${digestSecret(secret)}`, secret };
+  return principal.keyId ? { credential: `key:${principal.keyId}`, secret } : null;
 }
 
 function inUse(): ProblemError {

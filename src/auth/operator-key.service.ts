@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { newId } from '../common/http/ids.js';
-import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from './key-secret.js';
+import { digestSecret, digestsEqual, generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from './key-secret.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
 
 /**
@@ -40,7 +40,8 @@ export class OperatorKeyService implements OnApplicationBootstrap {
     );
   }
 
+  /** A merchant key (`sfk_…`, a public prefix) is never the operator's and costs no hash here. */
   matches(secret: string): boolean {
-    return this.digest !== null && digestsEqual(digestSecret(secret), this.digest);
+    return this.digest !== null && !secret.startsWith(`${MERCHANT_KEY_PREFIX}_`) && digestsEqual(digestSecret(secret), this.digest);
   }
 }

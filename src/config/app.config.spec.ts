@@ -117,6 +117,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ OPERATOR_BOOTSTRAP_KEY: 'k'.repeat(32) }).operatorBootstrapKey).toBe('k'.repeat(32));
   });
 
+  it.each([
+    ['a space', `${'k'.repeat(20)} ${'k'.repeat(20)}`],
+    ['a non-ASCII letter', `${'k'.repeat(32)}é`],
+    ["a merchant key's prefix", `sfk_${'k'.repeat(40)}`],
+  ])('refuses an operator key with %s, which no bearer header could present as the operator, without echoing it', (_, key) => {
+    const { message } = configError({ OPERATOR_BOOTSTRAP_KEY: key });
+    expect(message).toContain('OPERATOR_BOOTSTRAP_KEY');
+    expect(message).not.toContain(key);
+  });
+
   it.each(['abc', '-1', '65536', '80.5', '1e3', '0x50', '3000abc'])('refuses PORT=%s', (port) => {
     const { message } = configError({ PORT: port });
     expect(message).toContain('PORT');

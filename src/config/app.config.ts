@@ -1,3 +1,5 @@
+import { MERCHANT_KEY_PREFIX } from '../auth/key-secret.js';
+
 /** The service's configuration, read once from the environment and validated before anything starts. */
 export interface AppConfig {
   readonly port: number;
@@ -63,6 +65,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (operatorBootstrapKey !== null && operatorBootstrapKey.length < 32) {
     throw new ConfigError('OPERATOR_BOOTSTRAP_KEY must be at least 32 characters long');
+  }
+  // It is sent as `Authorization: Bearer <key>`: one token of printable ASCII, and not in the merchant keys' format.
+  if (operatorBootstrapKey !== null && !/^[\x21-\x7e]+$/.test(operatorBootstrapKey)) {
+    throw new ConfigError('OPERATOR_BOOTSTRAP_KEY must be printable ASCII without spaces (it is sent as a bearer token)');
+  }
+  if (operatorBootstrapKey?.startsWith(`${MERCHANT_KEY_PREFIX}_`)) {
+    throw new ConfigError(`OPERATOR_BOOTSTRAP_KEY must not start with ${MERCHANT_KEY_PREFIX}_, the prefix of merchant keys`);
   }
 
   const logLevel = nonEmpty(env.LOG_LEVEL) ?? 'info';
