@@ -31,6 +31,8 @@ const BATCH_SIZE = 500;
 interface Build {
   readonly name: string;
   readonly script: string;
+  /** The checkout, whose package.json gives the Node options of its `npm start`. */
+  readonly dir: string;
   readonly env: Record<string, string>;
   service?: RunningService;
   readonly runs: Array<LoadResult & { samples: number[]; node: number; db: number }>;
@@ -57,7 +59,7 @@ function parse(argv: string[]) {
           .map((kv) => splitOnce(kv, '=')),
       );
       const script = dir === 'floor' ? resolve('dist/bench/floor.js') : resolve(dir, 'dist/src/main.js');
-      options.builds.push({ name, script, env, runs: [] });
+      options.builds.push({ name, script, dir: resolve(dir), env, runs: [] });
     }
   }
   if (!options.builds.length) throw new Error('name at least one build: NAME=DIR (DIR with a built dist/), or floor=floor');
@@ -86,8 +88,8 @@ async function main(): Promise<void> {
         { DATABASE_URL: withApplication(DATABASE_URL, application(build)) },
         {
           script: build.script,
-          // A build of the service runs with the Node options of `npm start` (its heap cap among them), as the bench does.
-          nodeArgs: build.script.endsWith('floor.js') ? [] : startNodeArgs(),
+          // A build of the service runs with the Node options of its own `npm start` (its heap cap among them).
+          nodeArgs: build.script.endsWith('floor.js') ? [] : startNodeArgs(build.dir),
           env: { POOL: '10', ...build.env },
         },
       );

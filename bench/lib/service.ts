@@ -1,6 +1,7 @@
 /** What every bench and seed script shares: the built service as a child process, a JSON client, percentiles. */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
 
@@ -17,11 +18,11 @@ export interface RunningService {
 }
 
 /**
- * The Node options `npm start` gives the service (the words between `node` and `dist/src/main.js` in package.json's
- * start script), so that benches measure the service as it is run.
+ * The Node options `npm start` gives the service (the words between `node` and `dist/src/main.js` in the start script
+ * of `dir`'s package.json), so that benches measure the service as it is run.
  */
-export function startNodeArgs(): string[] {
-  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+export function startNodeArgs(dir = '.'): string[] {
+  const scripts = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
   const words = (scripts.start ?? '').trim().split(/\s+/);
   const main = words.indexOf('dist/src/main.js');
   return words[0] === 'node' && main > 0 ? words.slice(1, main) : [];
