@@ -23,6 +23,7 @@ export default {
   // every worker has one (test/support/postgres-databases.ts), since some files check whole tables.
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/support/postgres-databases.ts',
+  globalTeardown: '<rootDir>/test/support/postgres-databases-teardown.ts',
   setupFiles: ['<rootDir>/test/support/worker-database.ts'],
   // A worker that has run many files holds every file's module graph (native ESM modules are never unloaded): one
   // past this size after a file is replaced by a fresh one, instead of growing to gigabytes and slowing down.
