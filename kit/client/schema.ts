@@ -2645,7 +2645,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -3013,7 +3013,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -3287,7 +3287,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -3693,7 +3693,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -4207,7 +4207,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -4732,7 +4732,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -5256,7 +5256,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -5783,7 +5783,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -6302,7 +6302,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
                  * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
                  */
                 "Idempotency-Key"?: string;
@@ -6512,7 +6512,13 @@ export interface operations {
     SessionsController_answer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 /** @description A store of the key’s merchant; a store-bound key may name only its own. */
@@ -6529,6 +6535,8 @@ export interface operations {
             /** @description The session with its `recommendation`. */
             200: {
                 headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6571,7 +6579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session is completed (`session_state_conflict`). */
+            /** @description The session is completed (`session_state_conflict`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6630,7 +6638,13 @@ export interface operations {
     SessionsController_decide: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
                 /** @description A store of the key’s merchant; a store-bound key may name only its own. */
@@ -6647,6 +6661,8 @@ export interface operations {
             /** @description OK. */
             200: {
                 headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6689,7 +6705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description No recommendation yet, or already decided (`session_state_conflict`). */
+            /** @description No recommendation yet, or already decided (`session_state_conflict`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -96,7 +96,8 @@ export function describeRule(rule: AccessRule | undefined): string {
 }
 
 /**
- * A `POST` that creates: it honours an `Idempotency-Key` header, so a client may retry it after a timeout and get the
- * first answer instead of a second resource; the OpenAPI document says so (common/openapi/openapi.ts).
+ * A `POST` that creates or moves a resource on (a session's answers and decision): it honours an `Idempotency-Key`
+ * header, so a client may retry it after a timeout and get the first answer instead of a second resource or a
+ * conflict; the OpenAPI document says so (common/openapi/openapi.ts).
  */
-export const IdempotentCreate = () => applyDecorators(UseInterceptors(IdempotentCreates), ApiExtension(IDEMPOTENT_EXTENSION, true));
+export const Idempotent = () => applyDecorators(UseInterceptors(IdempotentCreates), ApiExtension(IDEMPOTENT_EXTENSION, true));

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Page } from '../common/http/pagination.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
-import { IdempotentCreate, RequireScope } from './access.decorators.js';
+import { Idempotent, RequireScope } from './access.decorators.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
@@ -15,7 +15,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Issue a key', description: 'The response carries the secret, once.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })

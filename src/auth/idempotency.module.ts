@@ -3,7 +3,7 @@ import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { IdempotencySweeper } from './idempotency-sweeper.js';
 
 /**
- * The idempotency keys' table, for the `IdempotentCreates` interceptor that `@IdempotentCreate()` puts on a route of
+ * The idempotency keys' table, for the `IdempotentCreates` interceptor that `@Idempotent()` puts on a route of
  * any feature: global, so that each feature's module can build the interceptor without importing the auth module.
  * Its sweeper deletes expired keys.
  */

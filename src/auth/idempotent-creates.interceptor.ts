@@ -17,7 +17,7 @@ const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * `Idempotency-Key` on the routes marked `@IdempotentCreate()`, and only there (docs/decisions/007-idempotent-creates.md).
+ * `Idempotency-Key` on the routes marked `@Idempotent()`, and only there (docs/decisions/007-idempotent-creates.md).
  * The first request with a key claims it for its credential; when it succeeds, its answer is kept for 24 hours, sealed, and
  * every later request with the same key and the same method, path and body gets that answer again (with
  * `Idempotent-Replayed: true`) instead of creating anything. The same key with another request is a 409, and so is a

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -17,7 +17,7 @@ export class ProductTypesController {
   constructor(private readonly types: ProductTypesService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a product type' })
   @ApiCreatedResponse({ type: ProductTypeResponse })

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -29,7 +29,7 @@ export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a product', description: '409 `duplicate` when the external_id is taken.' })
   @ApiCreatedResponse({ type: ProductResponse })
@@ -82,7 +82,7 @@ export class ProductsController {
   }
 
   @Post(':product_id/variants')
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a variant', description: "`size_label` must be a label of the product's chart." })
   @ApiCreatedResponse({ type: VariantResponse })

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -19,7 +19,7 @@ export class SizeChartsController {
   constructor(private readonly charts: SizeChartsService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('catalog', { store: true })
   @ApiOperation({ summary: 'Create a size chart' })
   @ApiCreatedResponse({ type: SizeChartResponse })

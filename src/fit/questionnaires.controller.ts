@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { answerRemoval } from '../common/http/removal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
@@ -24,7 +24,7 @@ export class QuestionnairesController {
   constructor(private readonly questionnaires: QuestionnairesService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Create a questionnaire' })
   @ApiCreatedResponse({ type: QuestionnaireResponse })

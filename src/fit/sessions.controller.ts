@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
@@ -27,7 +27,7 @@ export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Start a fit session', description: 'State `started`; records `fit_started`.' })
   @ApiCreatedResponse({ type: SessionResponse })
@@ -54,6 +54,7 @@ export class SessionsController {
 
   @Post(':id/answers')
   @HttpCode(200)
+  @Idempotent()
   @RequireScope('fit', { store: true })
   @ApiOperation({
     summary: 'Answer a session and get its recommendation',
@@ -71,6 +72,7 @@ export class SessionsController {
 
   @Post(':id/decision')
   @HttpCode(200)
+  @Idempotent()
   @RequireScope('fit', { store: true })
   @ApiOperation({
     summary: "Record the shopper's decision",

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IdempotentCreate, OperatorOnly, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, OperatorOnly, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { CreatedMerchantResponse, CreateMerchantRequest, MerchantResponse } from './dto/merchant.dto.js';
 import { MerchantsService } from './merchants.service.js';
@@ -11,7 +11,7 @@ export class MerchantsController {
   constructor(private readonly merchants: MerchantsService) {}
 
   @Post('merchants')
-  @IdempotentCreate()
+  @Idempotent()
   @OperatorOnly()
   @ApiOperation({
     summary: 'Create a merchant',

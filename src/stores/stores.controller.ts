@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IdempotentCreate, RequireScope } from '../auth/access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
@@ -14,7 +14,7 @@ export class StoresController {
   constructor(private readonly stores: StoresService) {}
 
   @Post()
-  @IdempotentCreate()
+  @Idempotent()
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Create a store' })
   @ApiCreatedResponse({ type: StoreResponse })

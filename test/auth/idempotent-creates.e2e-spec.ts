@@ -10,6 +10,7 @@ import { IDEMPOTENCY_SWEEP_EVERY_MS, IdempotencySweeper } from '../../src/auth/i
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import { createProductType, createSizeChart } from '../support/catalog-fixtures.js';
 import { createTenant, expectErrors, expectProblem, issueKey } from '../support/fixtures.js';
+import { createShop, sessionEvents, types } from '../support/session-fixtures.js';
 
 describe('idempotent creates', () => {
   // What the service schedules with setInterval while it starts, so that a test can run it now instead of waiting.
@@ -196,6 +197,34 @@ describe('idempotent creates', () => {
         .send({ product_id: product.id });
     const [s1, s2] = [await session(), await session()];
     expect([s1.status, s2.status, s2.body.id]).toEqual([201, 201, s1.body.id]);
+  });
+
+  it("replays a session's answers and its decision: a retried decision gets its answer, not a conflict", async () => {
+    const tenant = await createTenant(t);
+    const shop = await createShop(t, tenant.storeId, tenant.admin.secret);
+    const sessions = `/v1/stores/${tenant.storeId}/sessions`;
+    const session = await t.http().post(sessions).set(bearer(tenant.admin.secret)).send({ product_id: shop.productId });
+    expect(session.status).toBe(201);
+    const post = (path: string, key: string, body: object) =>
+      t.http().post(`${sessions}/${session.body.id}/${path}`).set(bearer(tenant.admin.secret)).set('Idempotency-Key', key).send(body);
+    const answers = { answers: { height: { value: 178, unit: 'cm' }, weight: { value: 72, unit: 'kg' } } };
+
+    const answerKey = randomUUID();
+    const [answered, answeredAgain] = [await post('answers', answerKey, answers), await post('answers', answerKey, answers)];
+    expect([answered.status, answeredAgain.status, answeredAgain.headers['idempotent-replayed']]).toEqual([200, 200, 'true']);
+    expect(answeredAgain.body).toEqual(answered.body);
+    const eventsAfterAnswers = types(await sessionEvents(t, session.body.id));
+
+    const decisionKey = randomUUID();
+    const decision = { size_label: answered.body.recommendation.size_label };
+    const [decided, decidedAgain] = [await post('decision', decisionKey, decision), await post('decision', decisionKey, decision)];
+    expect([decided.status, decidedAgain.status, decidedAgain.headers['idempotent-replayed']]).toEqual([200, 200, 'true']);
+    expect(decidedAgain.body).toEqual(decided.body);
+    // The decision's event once, the answers' events as they were.
+    expect(types(await sessionEvents(t, session.body.id))).toEqual([...eventsAfterAnswers, 'recommendation_accepted'].sort());
+    // Without the key, or with a new one, a second decision is the conflict it always was.
+    expectProblem(await post('decision', randomUUID(), decision), 409, 'session_state_conflict');
+    expectProblem(await post('answers', answerKey, { answers: { ...answers.answers, age: 30 } }), 409, 'idempotency_key_reused');
   });
 
   it('forgets keys 24 hours after their first use on a schedule of its own, a revoked key’s too', async () => {

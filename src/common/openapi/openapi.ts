@@ -4,7 +4,7 @@ import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-c
 import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
 import { EXAMPLE_ID, EXAMPLE_REQUEST_ID } from './examples.js';
 
-/** The extension through which the document learns that a create honours `Idempotency-Key` (`@IdempotentCreate()`). */
+/** The extension through which the document learns that a route honours `Idempotency-Key` (`@Idempotent()`). */
 export const IDEMPOTENT_EXTENSION = 'x-idempotent' as const;
 
 class ProblemFieldError {
@@ -163,7 +163,7 @@ function documentProblems(document: OpenAPIObject): void {
 }
 
 /**
- * A create that honours `Idempotency-Key` (`@IdempotentCreate()`): the header, the replay header on its success
+ * A route that honours `Idempotency-Key` (`@Idempotent()`): the header, the replay header on its success
  * answer, and the two 409s it adds.
  */
 function documentIdempotency(operation: OpenAPIObject['paths'][string]['post'] & object): ProblemCase[] {
@@ -175,7 +175,7 @@ function documentIdempotency(operation: OpenAPIObject['paths'][string]['post'] &
       required: false,
       description:
         'Makes a retry safe: the same key with the same request within 24 hours answers what the first request ' +
-        'answered (marked `Idempotent-Replayed: true`) and creates nothing more. Keys are per credential; use a new ' +
+        'answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new ' +
         'UUID for each new request.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       example: '5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41',
