@@ -1,5 +1,9 @@
-/** PostgreSQL error classes that mean "the database cannot serve us right now" rather than "bad query". */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-3])/;
+/**
+ * PostgreSQL error classes that mean "the database cannot serve us right now" rather than "bad query": connection
+ * failures (08), resources exhausted (53), the server shutting down or the database dropped (57P01–57P04), the
+ * database missing (3D000) and the login refused (28), as a server that answers but not for this service says it.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|53|28|3D000$|57P0[1-4])/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',

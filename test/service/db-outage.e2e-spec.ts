@@ -206,3 +206,33 @@ describeOnPostgres('when the database goes away under traffic, and comes back', 
     expect(answer).toBe(42);
   });
 });
+
+describeOnPostgres('when the database itself is dropped', () => {
+  // The server answers, but not for this database: new connections fail with 3D000 (no such database), not with a
+  // network error.
+  const admin = () => new DataSource({ type: 'postgres', url: POSTGRES_URL });
+  const ownUrl = (name: string) => {
+    const url = new URL(POSTGRES_URL as string);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+
+  it('answers 503 unavailable, not 500, and fails /readyz', async () => {
+    const name = `${new URL(POSTGRES_URL as string).pathname.slice(1)}_dropped`;
+    const server = await admin().initialize();
+    await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await server.query(`CREATE DATABASE ${name}`);
+    const t = await startApp({ databaseUrl: ownUrl(name) });
+    try {
+      const tenant = await createTenant(t);
+      expect((await t.http().get(`/v1/stores/${tenant.storeId}`).set(bearer(tenant.admin.secret))).status).toBe(200);
+      await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      expectProblem(await t.http().get(`/v1/stores/${tenant.storeId}`).set(bearer(tenant.admin.secret)), 503, 'unavailable');
+      expectProblem(await t.http().get('/readyz'), 503, 'unavailable');
+    } finally {
+      await t.close();
+      await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await server.destroy();
+    }
+  });
+});
