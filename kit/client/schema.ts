@@ -760,7 +760,7 @@ export interface components {
             scopes: ("admin" | "catalog" | "fit" | "events" | "analytics")[];
             /**
              * Format: date-time
-             * @description RFC 3339; in the future and at most one year ahead.
+             * @description RFC 3339, to the millisecond at most; in the future and at most one year ahead.
              * @example 2027-11-21T00:00:00.000Z
              */
             expires_at?: string;

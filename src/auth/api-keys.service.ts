@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { isId, newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
-import { parseRfc3339 } from '../common/validation/rfc3339.js';
+import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
 import { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
 import type { Scope } from './scopes.js';
@@ -97,7 +97,9 @@ export class ApiKeysService {
       errors.push({ field: 'store_id', code: 'required', message: 'store_id is required for every non-admin key' });
     }
     const expiresAt = request.expires_at === undefined ? null : parseRfc3339(request.expires_at);
-    if (expiresAt !== null) {
+    if (expiresAt !== null && finerThanMilliseconds(request.expires_at as string)) {
+      errors.push({ field: 'expires_at', code: 'too_precise', message: 'expires_at must have at most millisecond precision' });
+    } else if (expiresAt !== null) {
       const now = new Date();
       const limit = new Date(now);
       limit.setUTCFullYear(limit.getUTCFullYear() + 1);

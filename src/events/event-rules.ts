@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
-import { parseRfc3339 } from '../common/validation/rfc3339.js';
+import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { EventRequest } from './dto/event.dto.js';
 import {
   type FitFeedback,
@@ -34,8 +34,6 @@ export interface EventDraft {
 
 /** An event's delivery key within its store (source, external_id), as one string. */
 export const deliveryKey = (source: string, externalId: string) => JSON.stringify([source, externalId]);
-
-const FRACTION = /\.(\d+)/;
 
 /**
  * The rules between an event's fields. The result is the stored form: absent and `null` are both `null`, `quantity`
@@ -78,8 +76,7 @@ export function draftEvent(request: EventRequest): EventDraft {
       fail('new_variant_id', 'same_variant', 'new_variant_id must be another variant than variant_id');
     }
   }
-  const fraction = FRACTION.exec(request.occurred_at)?.[1] ?? '';
-  if (/[1-9]/.test(fraction.slice(3))) {
+  if (finerThanMilliseconds(request.occurred_at)) {
     fail('occurred_at', 'too_precise', 'occurred_at must have at most millisecond precision');
   }
   if (errors.length) throw ProblemError.validation(errors);

@@ -182,6 +182,16 @@ describe('API keys', () => {
         expectErrors(response, { expires_at: 'too_far_in_future' });
       });
 
+      it('answers 400 too_precise to digits past the millisecond, as for an event, and takes trailing zeros', async () => {
+        const tenant = await createTenant(t);
+        const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
+        const precise = await post(tenant.admin.secret, { name: 'precise', scopes: ['admin'], expires_at: `${day}.1234Z` });
+        expectErrors(precise, { expires_at: 'too_precise' });
+        const zeros = await post(tenant.admin.secret, { name: 'zeros', scopes: ['admin'], expires_at: `${day}.123000Z` });
+        expect(zeros.status).toBe(201);
+        expect(zeros.body.expires_at).toBe(`${day}.123Z`);
+      });
+
       it('accepts expires_at just under one year ahead', async () => {
         const tenant = await createTenant(t);
         const expiresAt = oneYearAhead(-60_000);

@@ -30,7 +30,7 @@ export class CreateApiKeyRequest {
   scopes: Scope[];
 
   @ApiPropertyOptional({
-    description: 'RFC 3339; in the future and at most one year ahead.',
+    description: 'RFC 3339, to the millisecond at most; in the future and at most one year ahead.',
     format: 'date-time',
     example: EXAMPLE_TIME.expires,
   })

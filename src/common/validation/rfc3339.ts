@@ -28,6 +28,14 @@ export function parseRfc3339(value: unknown): Date | null {
   return Number.isNaN(time) || new Date(time).getUTCFullYear() < 1 ? null : new Date(time);
 }
 
+/**
+ * True when an RFC 3339 timestamp carries a non-zero digit past the millisecond, which the database's timestamps
+ * (microseconds) would keep and JavaScript's (milliseconds) would not: refused rather than silently cut.
+ */
+export function finerThanMilliseconds(value: string): boolean {
+  return /[1-9]/.test(/\.(\d+)/.exec(value)?.[1].slice(3) ?? '');
+}
+
 const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
