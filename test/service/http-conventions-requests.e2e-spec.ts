@@ -2,6 +2,7 @@
  * HTTP conventions e2e: JSON bodies — malformed, wrongly typed, unknown fields, size, Content-Type and charset —
  * and the Request-Id on every answer. Ends with the check that every problem type answered here has a page.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { generateSecret } from '../../src/auth/key-secret.js';
@@ -173,6 +174,31 @@ describe('HTTP conventions', () => {
       const paired = await postRaw('/v1/stores', admin.secret, '{"name":"\\ud83d\\udc55 Tees"}');
       expect(paired.status).toBe(201);
       expect(paired.body.name).toBe('\u{1F455} Tees');
+    });
+
+    it('refuses bytes that are not UTF-8 instead of storing them altered (as U+FFFD), in a batch too', async () => {
+      const tenant = await createTenant(t);
+      const invalid = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82])];
+      for (const bytes of invalid) {
+        const body = Buffer.concat([Buffer.from('{"name":"Outlet '), bytes, Buffer.from('"}')]);
+        const response = await postRaw('/v1/stores', tenant.admin.secret, body);
+        problem(response, 400, 'validation_failed');
+        expect(response.body.errors).toEqual([expect.objectContaining({ field: 'body', code: 'invalid_character' })]);
+      }
+      const event = (id: string) =>
+        Buffer.from(`{"source":"shop","external_id":"${id}","type":"fit_viewed","occurred_at":"${new Date().toISOString()}"}`);
+      const batch = Buffer.concat([
+        Buffer.from('{"events":['),
+        event(`utf8-${randomUUID()}`),
+        Buffer.from(',{"source":"'),
+        Buffer.from([0xff]),
+        Buffer.from('"}]}'),
+      ]);
+      problem(await postRaw(`/v1/stores/${tenant.storeId}/events/batch`, tenant.admin.secret, batch), 400, 'validation_failed');
+      expect((await storeNames(tenant.admin.secret)).some((name) => name.startsWith('Outlet'))).toBe(false);
+      const valid = await postRaw('/v1/stores', tenant.admin.secret, Buffer.from('{"name":"Outlet \u00e9t\u00e9 \ud83d\udc55 é"}'));
+      expect(valid.status).toBe(201);
+      expect(valid.body.name).toBe('Outlet été 👕 é');
     });
 
     it('refuses a body over 64 KiB with 413 payload_too_large and creates nothing', async () => {

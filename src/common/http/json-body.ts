@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { SetMetadata } from '@nestjs/common';
 import express, { type Request, type Response } from 'express';
 import { ProblemError } from '../problems/problem-error.js';
@@ -15,8 +16,19 @@ const MAX_BODY_VALUES = 20_000;
 export const LARGE_BODY = 'size-fit:large-body';
 export const LargeBody = () => SetMetadata(LARGE_BODY, true);
 
-const parseObject = express.json({ limit: BODY_LIMIT, strict: true, type: () => true });
-const parseBatch = express.json({ limit: BATCH_BODY_LIMIT, strict: true, type: () => true });
+/** body-parser's error `type` for a body whose bytes are not UTF-8 (answered by problem-details.filter.ts). */
+export const INVALID_UTF8 = 'entity.invalid.utf8';
+
+/**
+ * The bytes must be UTF-8 before they are decoded: the decoder would turn any that are not into U+FFFD, and the text
+ * would be stored altered without anyone knowing.
+ */
+const verify = (_request: unknown, _response: unknown, bytes: Buffer): void => {
+  if (!isUtf8(bytes)) throw Object.assign(new Error('The request body is not valid UTF-8'), { type: INVALID_UTF8 });
+};
+
+const parseObject = express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify });
+const parseBatch = express.json({ limit: BATCH_BODY_LIMIT, strict: true, type: () => true, verify });
 
 /** Names that would reach object prototypes; refused like any unknown field. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);

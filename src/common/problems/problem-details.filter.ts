@@ -4,6 +4,7 @@ import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
 import { type FieldError, ProblemError } from './problem-error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
+import { INVALID_UTF8 } from '../http/json-body.js';
 import { PROBLEM_PAGES, type ProblemPages } from './problem-pages.js';
 
 /** The RFC 9457 body every 4xx/5xx answer carries. */
@@ -130,6 +131,8 @@ function fromBodyParserError(exception: unknown): ProblemError | null {
   switch (type) {
     case 'entity.parse.failed':
       return new ProblemError('invalid_json', 'The request body is not valid JSON');
+    case INVALID_UTF8:
+      return ProblemError.field('body', 'invalid_character', 'The request body must be valid UTF-8');
     case 'entity.too.large':
       return new ProblemError('payload_too_large', 'The request body is over the size limit');
     case 'charset.unsupported':
