@@ -2611,8 +2611,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2697,6 +2715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -2726,6 +2753,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2809,8 +2845,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2896,8 +2950,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2979,8 +3051,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3065,6 +3155,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -3094,6 +3193,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3166,8 +3274,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3253,8 +3379,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3339,6 +3483,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -3368,6 +3521,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3452,8 +3614,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3542,6 +3722,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The body is over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
@@ -3562,6 +3751,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3659,8 +3857,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3757,6 +3973,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -3786,6 +4011,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3871,8 +4105,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3956,6 +4208,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Products use the product type (`in_use`). */
             409: {
                 headers: {
@@ -3967,6 +4228,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4056,6 +4326,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The body is over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
@@ -4076,6 +4355,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4173,8 +4461,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4271,6 +4577,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -4300,6 +4615,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4385,8 +4709,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4479,6 +4821,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Active products use the size chart (`in_use`). */
             409: {
                 headers: {
@@ -4490,6 +4841,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4579,6 +4939,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The body is over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
@@ -4599,6 +4968,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4698,8 +5076,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4796,6 +5192,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Another product or variant of this store has the external_id (`duplicate`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -4825,6 +5230,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4910,8 +5324,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5004,8 +5436,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5095,6 +5545,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Another product or variant of this store has the external_id (`duplicate`). */
             409: {
                 headers: {
@@ -5124,6 +5583,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5222,8 +5690,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5321,6 +5807,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Another product or variant of this store has the external_id (`duplicate`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -5350,6 +5845,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5436,8 +5940,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5531,8 +6053,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5623,6 +6163,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Another product or variant of this store has the external_id (`duplicate`). */
             409: {
                 headers: {
@@ -5652,6 +6201,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5749,8 +6307,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5847,6 +6423,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -5876,6 +6461,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5964,8 +6558,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6058,8 +6670,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6149,6 +6779,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The body is over 64 KiB (`payload_too_large`). */
             413: {
                 headers: {
@@ -6169,6 +6808,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6268,8 +6916,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6366,6 +7032,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -6395,6 +7070,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6480,8 +7164,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6579,6 +7281,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The session is completed (`session_state_conflict`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -6608,6 +7319,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6705,6 +7425,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description No recommendation yet, or already decided (`session_state_conflict`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
@@ -6734,6 +7463,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6819,8 +7557,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6909,8 +7665,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6994,8 +7768,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7098,8 +7890,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7197,6 +8007,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The key was stored with a different payload (`event_conflict`). */
             409: {
                 headers: {
@@ -7226,6 +8045,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7314,6 +8142,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The body is over 1 MiB (`payload_too_large`). */
             413: {
                 headers: {
@@ -7334,6 +8171,15 @@ export interface operations {
             };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7423,8 +8269,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7514,8 +8378,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -66,6 +66,12 @@ const COMMON_PROBLEMS: readonly ProblemCase[] = [
   { code: 'rate_limited', when: 'Too many requests from this key or address; see `Retry-After`' },
   { code: 'internal_error', when: 'Something failed inside the service; quote the `request_id`' },
   { code: 'unavailable', when: 'The database is unreachable; nothing was written' },
+  // Answered by the HTTP server before any route is chosen, so on every route alike.
+  {
+    code: 'request_timeout',
+    when: 'The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive',
+  },
+  { code: 'headers_too_large', when: 'The request line and headers are over 16 KiB' },
 ];
 
 /** What every operation with a request body can answer besides (a route that takes a larger body says so itself). */
