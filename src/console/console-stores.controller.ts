@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Param, Post, Query, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -19,6 +20,7 @@ import { metricsPage } from './pages/metrics-page.js';
 import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
 import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { PlatformService } from './platform.service.js';
+import { SubmittedForms } from './submitted-forms.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -37,6 +39,7 @@ export class ConsoleStoresController {
     private readonly productFit: ProductFitService,
     private readonly platform: PlatformService,
     private readonly pages: PageSender,
+    private readonly forms: SubmittedForms,
   ) {}
 
   @Get()
@@ -51,11 +54,15 @@ export class ConsoleStoresController {
     this.pages.send(response, 200, storePage(page, await this.storeView(principal, store, isId(keysAfter) ? keysAfter : undefined)));
   }
 
-  /** Issues a key bound to this store through the API's own rules; the answer is the only page with its secret. */
+  /**
+   * Issues a key bound to this store through the API's own rules; the answer is the only page with its secret. The
+   * same form sent again (a reload of that page) issues nothing more (submitted-forms.ts).
+   */
   @Post('keys')
   @ConsolePage({ signedIn: true, store: true })
   async issueKey(
     @CurrentPage() page: PageContext,
+    @SignedIn() identity: ConsoleIdentity,
     @CurrentPrincipal() principal: MerchantPrincipal,
     @CurrentStore() store: Store,
     @Body() body: Record<string, unknown>,
@@ -66,16 +73,19 @@ export class ConsoleStoresController {
       scopes: ([] as unknown[]).concat(body.scopes ?? []).filter((scope): scope is string => typeof scope === 'string'),
       expires_at: formText(body, 'expires_at').trim(),
     };
-    let created: CreatedApiKeyResponse;
+    let created: CreatedApiKeyResponse | null;
     try {
-      created = await this.issue(principal, store, values);
+      const request = await this.issueRequest(store, values);
+      created = await this.forms.once(identity.accountId, formText(body, 'form_id'), () => this.apiKeys.issue(principal, request));
     } catch (error) {
       if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
       const view = await this.storeView(principal, store);
       this.pages.send(response, 422, storePage(page, { ...view, issueForm: { values, errors: error.errors ?? [] } }));
       return;
     }
-    this.pages.send(response, 201, storePage(page, { ...(await this.storeView(principal, store)), newKey: created }));
+    const view = await this.storeView(principal, store);
+    if (created === null) this.pages.send(response, 409, storePage(page, { ...view, alreadyIssued: true }));
+    else this.pages.send(response, 201, storePage(page, { ...view, newKey: created }));
   }
 
   /** The address bar after issuing a key: going there again shows the store, never the secret. */
@@ -189,7 +199,8 @@ export class ConsoleStoresController {
     this.pages.redirect(response, `/console/stores/${store.id}#platform`);
   }
 
-  private async issue(principal: MerchantPrincipal, store: Store, values: IssueFormValues): Promise<CreatedApiKeyResponse> {
+  /** The form as the API's request, checked by the API's own rules. */
+  private async issueRequest(store: Store, values: IssueFormValues): Promise<CreateApiKeyRequest> {
     const request: Record<string, unknown> = { name: values.name, scopes: values.scopes, store_id: store.id };
     if (values.expires_at !== '') {
       if (!isDate(values.expires_at)) {
@@ -205,7 +216,7 @@ export class ConsoleStoresController {
         ),
       );
     }
-    return this.apiKeys.issue(principal, checked.value);
+    return checked.value;
   }
 
   private async storeView(principal: MerchantPrincipal, store: Store, keysAfter?: string): Promise<StorePage> {
@@ -217,6 +228,7 @@ export class ConsoleStoresController {
       store,
       keys: keys.data,
       moreKeys: keys.next_cursor,
+      issueFormId: randomUUID(),
       platform: { configured: this.platform.configured, connection },
     };
   }

@@ -139,6 +139,40 @@ describe('seller console', () => {
       expect(findAll(response.text, 'form', { action: `/console/stores/${tenant.storeId}/keys` })).toHaveLength(1);
     });
 
+    it('issues one key per rendering of the form: sent again (a reload of the answer), it issues nothing more', async () => {
+      const tenant = await createTenant(t);
+      const client = await signUp(t, tenant);
+      const formId = (html: string) => findAll(html, 'input', { name: 'form_id' })[0]?.attrs.value ?? '';
+      const page = await client.page(`/console/stores/${tenant.storeId}`);
+      const form = { name: 'Reloaded', scopes: ['events'], form_id: formId(page.text) };
+      expect(form.form_id).toMatch(/^[0-9a-f-]{36}$/);
+
+      const first = await issue(client, tenant.storeId, form);
+      expectPage(first, 201);
+      const again = await issue(client, tenant.storeId, form);
+      expectPage(again, 409);
+      expect(findAll(again.text, 'section', { 'data-notice': 'already-issued' })).toHaveLength(1);
+      expect(newSecret(again.text)).toBeUndefined();
+      expect(again.text.match(SECRET_IN_TEXT)).toBeNull();
+      expect((await keysOf(t, tenant)).filter((key) => key.name === 'Reloaded')).toHaveLength(1);
+
+      // Sent twice at once (a double click), still one key.
+      const next = { ...form, name: 'Double click', form_id: formId(first.text) };
+      expect(next.form_id).not.toBe(form.form_id);
+      const both = await Promise.all([issue(client, tenant.storeId, next), issue(client, tenant.storeId, next)]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+      expect((await keysOf(t, tenant)).filter((key) => key.name === 'Double click')).toHaveLength(1);
+
+      // A form refused for its values can be corrected and sent with the same id.
+      const refused = { name: 'Corrected', scopes: [] as string[], form_id: formId(again.text) };
+      expectPage(await issue(client, tenant.storeId, refused), 422);
+      expectPage(await issue(client, tenant.storeId, { ...refused, scopes: ['fit'] }), 201);
+      // Another account's browser holding the same page issues its own.
+      const other = await signUp(t, tenant);
+      expectPage(await issue(other, tenant.storeId, { ...next, name: 'Double click' }), 201);
+      expect((await keysOf(t, tenant)).filter((key) => key.name === 'Double click')).toHaveLength(2);
+    });
+
     it('revokes a key: 303 to the store page, the row marked revoked, and the key refused by the API', async () => {
       const tenant = await createTenant(t);
       const key = await issueKey(t, tenant.admin.secret, { name: 'Old backend', scopes: ['fit'], store_id: tenant.storeId });

@@ -32,6 +32,10 @@ export interface StorePage {
   readonly moreKeys: string | null;
   /** Right after issuing: the new key with its secret, shown this once. */
   readonly newKey?: CreatedApiKeyResponse;
+  /** The issue form was sent again (a reload of the page that showed the secret): nothing more was issued. */
+  readonly alreadyIssued?: boolean;
+  /** A new id for each rendering of the issue form, so that sending it twice issues one key (submitted-forms.ts). */
+  readonly issueFormId: string;
   readonly issueForm?: { readonly values: IssueFormValues; readonly errors: readonly FieldError[] };
   readonly platform: { readonly configured: boolean; readonly connection: PlatformConnection | null };
   readonly connectForm?: { readonly shop: string; readonly errors: readonly FieldError[] };
@@ -55,13 +59,13 @@ export function storePage(context: PageContext, page: StorePage): Html {
     <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
   </div>
 </div>
-${page.newKey ? newKeyNotice(page.newKey) : ''}
+${page.newKey ? newKeyNotice(page.newKey) : ''}${page.alreadyIssued ? alreadyIssuedNotice() : ''}
 <section class="card" id="keys">
   <h2>API keys</h2>
   <p class="muted">Keys bound to this store, for your e-commerce backend. Each secret is shown once, when the key is issued.</p>
   ${keysTable(context, store, page.keys)}
   ${page.moreKeys ? html`<p><a href="/console/stores/${store.id}?keys_after=${page.moreKeys}">Older keys →</a></p>` : ''}
-  ${issueForm(context, store, page.issueForm)}
+  ${issueForm(context, store, page.issueFormId, page.issueForm)}
 </section>
 ${platformSection(context, store, page)}`,
   );
@@ -72,6 +76,14 @@ function newKeyNotice(key: CreatedApiKeyResponse): Html {
   <h2>Key “${key.name}” issued</h2>
   <p>Copy the secret now: it is not stored and will never be shown again.</p>
   <div class="secret"><code id="new-secret">${key.secret}</code><button type="button" class="copy" data-copy="new-secret" hidden>Copy</button></div>
+</section>`;
+}
+
+function alreadyIssuedNotice(): Html {
+  return html`<section class="card notice" role="status" data-notice="already-issued">
+  <h2>This form was sent already</h2>
+  <p>Its key was issued then, and is in the list below; nothing more was issued now. Its secret was shown that once:
+  if it was not copied, revoke that key and issue another.</p>
 </section>`;
 }
 
@@ -113,14 +125,14 @@ const SCOPE_HINTS: Readonly<Record<string, string>> = {
   admin: 'everything in this store',
 };
 
-function issueForm(context: PageContext, store: Store, form: StorePage['issueForm']): Html {
+function issueForm(context: PageContext, store: Store, formId: string, form: StorePage['issueForm']): Html {
   const values = form?.values ?? { name: '', scopes: [], expires_at: '' };
   const errors = form?.errors ?? [];
   return html`<details class="issue"${form ? ' open' : ''}>
   <summary>Issue a key</summary>
   ${otherErrors(errors, ['name', 'scopes', 'expires_at'])}
   <form method="post" action="/console/stores/${store.id}/keys" class="stack">
-    ${csrfField(context)}
+    ${csrfField(context)}<input type="hidden" name="form_id" value="${formId}">
     <label for="key-name">Name</label>
     <input id="key-name" name="name" required maxlength="200" placeholder="Checkout backend" value="${values.name}"${invalidAttributes(errors, 'name')}>
     ${fieldError(errors, 'name')}
