@@ -20,6 +20,7 @@ const PUBLIC = {
     'console-credentials.ts',
     'key-secret.ts',
     'scopes.ts',
+    'submitted-forms.ts',
     'dto',
   ],
   merchants: [],

@@ -20,7 +20,7 @@ import { metricsPage } from './pages/metrics-page.js';
 import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
 import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { PlatformService } from './platform.service.js';
-import { SubmittedForms } from './submitted-forms.js';
+import { SubmittedForms } from '../auth/submitted-forms.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -13,7 +13,6 @@ import { ConsoleStoresController } from './console-stores.controller.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformController } from './platform.controller.js';
 import { PlatformService } from './platform.service.js';
-import { SubmittedForms } from './submitted-forms.js';
 
 /** The seller console at /console (docs/decisions/005-seller-console.md). */
 @Module({
@@ -24,7 +23,6 @@ import { SubmittedForms } from './submitted-forms.js';
     PageSender,
     PlatformService,
     PlatformConnectionsRepository,
-    SubmittedForms,
     ConsolePageFilter,
     { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages },
   ],

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { IdempotencyKeysRepository } from '../auth/idempotency-keys.repository.js';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { isId } from '../common/http/ids.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
