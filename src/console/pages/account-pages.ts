@@ -101,7 +101,7 @@ export function accessPage(context: PageContext, page: AccessPage): Html {
     <td class="created">${account.created_at.slice(0, 10)}</td>
     <td class="last">${account.last_signed_in_at ? account.last_signed_in_at.slice(0, 16).replace('T', ' ') : html`<span class="muted">never</span>`}</td>
     <td class="actions"><form method="post" action="/console/access/${account.id}/remove" data-confirm="${own ? 'Remove your own account? You will be signed out.' : `Remove ${account.email}? Their sessions end at once.`}">
-      ${csrfField(context)}<button type="submit" class="danger small">Remove</button></form></td>
+      ${csrfField(context)}<button type="submit" class="danger small">Remove<span class="visually-hidden"> ${account.email}</span></button></form></td>
   </tr>`;
   })}</tbody>
   </table></div>

@@ -102,7 +102,7 @@ function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResp
     <td class="actions">${
       status === 'active'
         ? html`<form method="post" action="/console/stores/${store.id}/keys/${key.id}/revoke" data-confirm="Revoke “${key.name}”? Requests with it will fail at once.">
-        ${csrfField(context)}<button type="submit" class="danger small">Revoke</button></form>`
+        ${csrfField(context)}<button type="submit" class="danger small">Revoke<span class="visually-hidden"> “${key.name}”</span></button></form>`
         : ''
     }</td>
   </tr>`;
