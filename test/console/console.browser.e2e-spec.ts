@@ -197,7 +197,9 @@ suite('seller console in Chromium', () => {
         void dialog.accept();
       });
       const keyId = await row.getAttribute('data-key-id');
-      const revoked = await navigate(page, watched, () => row.getByRole('button', { name: 'Revoke “Checkout backend”', exact: true }).click());
+      const revoked = await navigate(page, watched, () =>
+        row.getByRole('button', { name: 'Revoke “Checkout backend”', exact: true }).click(),
+      );
       expect(steps(revoked)).toEqual([`POST ${storePath()}/keys/${keyId}/revoke 303`, `GET ${storePath()} 200`]);
       expect(asked).toContain('Checkout backend');
       const revokedRow = page.locator(`tr[data-key-id="${keyId}"]`);
