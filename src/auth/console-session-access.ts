@@ -45,7 +45,7 @@ export class ConsoleSessionAccess {
     }
     if (unsafe) {
       const body = request.body as Record<string, unknown>;
-      if (request.headers['sec-fetch-site'] === 'cross-site' || !csrfMatches(seed, body[CSRF_FIELD])) {
+      if (!fromThisOrigin(request) || !csrfMatches(seed, body[CSRF_FIELD])) {
         throw new ProblemError('csrf_failed', 'This form has expired or did not come from the console; reload the page and try again');
       }
     }
@@ -53,4 +53,14 @@ export class ConsoleSessionAccess {
     if (identity === null) return null;
     return { kind: 'merchant', keyId: null, merchantId: identity.merchantId, storeId: null, scopes: ['admin'] };
   }
+}
+
+/**
+ * What the browser says of where a form comes from (`Sec-Fetch-Site`): this origin, or the user (`none`: typed, a
+ * bookmark). Another site, or a sibling subdomain (`same-site`, another origin all the same), is refused whatever
+ * token it carries. A client that does not send the header is judged by its token alone.
+ */
+function fromThisOrigin(request: Request): boolean {
+  const site = request.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
 }
