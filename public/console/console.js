@@ -26,10 +26,20 @@
   var data = document.getElementById('daily-data');
   if (!chart || !data || typeof window.uPlot !== 'function') return;
   var daily = JSON.parse(data.textContent);
+  // Days after today (UTC) have no sessions yet: drawn as zeros they would look like a collapse, so they are left out.
+  var today = new Date().toISOString().slice(0, 10);
+  var shown = daily.dates.filter(function (date) {
+    return date <= today;
+  }).length;
   var colors = ['#2563eb', '#16a34a', '#9333ea', '#dc2626'];
-  var times = daily.dates.map(function (date) {
+  var times = daily.dates.slice(0, shown).map(function (date) {
     return Date.parse(date + 'T00:00:00Z') / 1000;
   });
+  chart.setAttribute('data-days-drawn', String(shown));
+  // Without this script the page shows the daily table instead: open, with no empty chart box.
+  chart.hidden = false;
+  var table = document.getElementById('daily-table');
+  if (table) table.open = false;
   var size = function () {
     var width = Math.max(chart.clientWidth, 240);
     return { width: width, height: Math.round(Math.min(320, Math.max(200, width * 0.5))) };
@@ -68,7 +78,7 @@
     options,
     [times].concat(
       daily.series.map(function (series) {
-        return series.values;
+        return series.values.slice(0, shown);
       }),
     ),
     chart,

@@ -137,7 +137,9 @@ describe('seller console', () => {
       expect(api.counts).toMatchObject({ started_sessions: 7, recommended_sessions: 5, accepted_sessions: 3, purchased_lines: 4 });
       expect(ratesOnPage(response.text).quiz_completion).toEqual({ value: String(5 / 7), numerator: '5', denominator: '7' });
       expect(dailyOnPage(response.text).map((row) => row.date)).toEqual([from, addDays(from, 1), to]);
-      expect(find(response.text, 'div', { id: 'daily-chart' })).toBeDefined();
+      // Without the script (which draws the chart and folds the table), the table is open and no empty box shows.
+      expect(find(response.text, 'div', { id: 'daily-chart' }).attrs).toHaveProperty('hidden');
+      expect(find(response.text, 'details', { id: 'daily-table' }).attrs).toHaveProperty('open');
       const data = find(response.text, 'script', { id: 'daily-data', type: 'application/json' });
       expect(() => JSON.parse(data.inner) as unknown).not.toThrow();
     });

@@ -240,6 +240,11 @@ suite('seller console in Chromium', () => {
       expect(chart.seriesPixels).toBeGreaterThan(0); // the series lines were painted, not only an empty frame
       expect(chart.right).toBeLessThanOrEqual(chart.containerRight + 1);
       await shot(page, 'metrics-desktop');
+      // a range running past today: its table lists every day, its chart stops at today
+      const day = (offset: number) => new Date(utcDay(Date.now()) + offset * DAY).toISOString().slice(0, 10);
+      await navigate(page, watched, () => page.goto(url(`${storePath()}/metrics?from=${day(-2)}&to=${day(3)}`)));
+      expect(await page.locator('#daily tr[data-date]').count()).toBe(6);
+      await expect(page.locator('#daily-chart').getAttribute('data-days-drawn')).resolves.toBe('3');
 
       // ——— log out, and back in with email and password ———
       const loggedOut = await navigate(page, watched, () => page.getByRole('button', { name: 'Log out' }).click());

@@ -121,12 +121,12 @@ function figures(summary: MetricsResponse, daily: DailyMetricsResponse): Html {
 </section>
 <section class="card">
   <h2>By day of session start</h2>
-  <div id="daily-chart" class="chart" role="img" aria-label="Daily counts: ${CHART_SERIES.map((series) => series.label).join(', ')}"></div>
+  <div id="daily-chart" class="chart" role="img" aria-label="Daily counts: ${CHART_SERIES.map((series) => series.label).join(', ')}" hidden></div>
   <script type="application/json" id="daily-data">${jsonScript({
     dates: daily.days.map((day) => day.date),
     series: CHART_SERIES.map((series) => ({ label: series.label, values: daily.days.map((day) => day.counts[series.count]) })),
   })}</script>
-  <details>
+  <details id="daily-table" open>
     <summary>Daily table</summary>
     <div class="table-wrap"><table id="daily">
       <thead><tr><th>Day (UTC)</th>${CHART_SERIES.map((series) => html`<th class="num">${series.label}</th>`)}<th class="num">Purchased lines</th></tr></thead>
