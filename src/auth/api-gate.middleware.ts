@@ -6,7 +6,6 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { presentedKey, unauthenticated } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';
-import { OperatorKeyService } from './operator-key.service.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -23,8 +22,7 @@ interface Budget {
 /**
  * The first stage of every `/v1` request, before its body is read and before any database lookup:
  * 1. the client address spends one request of its budget (`RATE_LIMIT_PER_ADDRESS_PER_MINUTE`), whatever it sends;
- * 2. an `Authorization` header that holds no key of ours (wrong scheme, shape or checksum, and not the operator's
- *    own secret) is a 401 at once;
+ * 2. an `Authorization` header that holds no key of ours (wrong scheme, shape or checksum) is a 401 at once;
  * 3. a well-formed key spends one request of its own budget (`RATE_LIMIT_PER_MINUTE`), counted on its digest, so
  *    no spelling of the header counts apart;
  * 4. every 401, here or from the access guard later (an unknown, revoked or expired key), costs the address
@@ -38,11 +36,7 @@ export class ApiGateMiddleware implements NestMiddleware {
   private readonly byAddress: Budget | null;
   private readonly byKey: Budget | null;
 
-  constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    store: RateLimitStore,
-    private readonly operatorKey: OperatorKeyService,
-  ) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, store: RateLimitStore) {
     const budget = (name: Budget['name'], points: number): Budget | null =>
       points > 0 ? { name, points, limiter: store.limiter({ keyPrefix: `api-${name}`, points, durationSeconds: WINDOW_SECONDS }) } : null;
     this.byAddress = budget('address', config.rateLimitPerAddressPerMinute);
@@ -51,7 +45,7 @@ export class ApiGateMiddleware implements NestMiddleware {
 
   async use(request: Request, response: Response, next: NextFunction): Promise<void> {
     const address = request.ip ?? request.socket.remoteAddress ?? 'unknown';
-    const presented = presentedKey(request.headers.authorization, (token) => this.operatorKey.matches(token));
+    const presented = presentedKey(request.headers.authorization);
     const spent: Array<[Budget, RateLimiterRes]> = [];
     const spend = async (budget: Budget | null, tracker: string): Promise<void> => {
       if (budget === null) return;

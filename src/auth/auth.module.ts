@@ -33,7 +33,6 @@ import { StoreAccess } from './store-access.js';
     StoreAccess,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  // OperatorKeyService: the API gate, in front of every `/v1` route, knows the operator's secret in any shape.
-  exports: [ApiKeysService, ConsoleAccountsService, OperatorKeyService],
+  exports: [ApiKeysService, ConsoleAccountsService],
 })
 export class AuthModule {}

@@ -16,13 +16,13 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * The header's token, if it may be a key: one of the service's (its shape and checksum hold), or the operator
- * bootstrap secret, which the operator may have chosen in any shape. A mistyped or made-up key costs no database lookup.
+ * The header's token, if it may be a key of ours: its shape and checksum hold, so a mistyped or made-up key costs no
+ * database lookup.
  */
-export function presentedKey(header: string | undefined, isOperatorSecret: (token: string) => boolean): PresentedKey {
+export function presentedKey(header: string | undefined): PresentedKey {
   if (header === undefined) return { kind: 'none' };
   const token = bearerToken(header);
-  if (token === null || !(isWellFormedSecret(token) || isOperatorSecret(token))) return { kind: 'malformed' };
+  if (token === null || !isWellFormedSecret(token)) return { kind: 'malformed' };
   return { kind: 'key', secret: token };
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { newId } from '../common/http/ids.js';
-import { digestSecret, digestsEqual, generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from './key-secret.js';
+import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from './key-secret.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
 
 /**
@@ -36,12 +36,12 @@ export class OperatorKeyService implements OnApplicationBootstrap {
     // Printed straight to the terminal, once, and never logged: this is the only time anyone sees it.
     process.stdout.write(
       `\nOperator bootstrap key (shown once; only its digest is stored):\n\n    ${secret}\n\n` +
-        'Use it to create merchants: POST /v1/merchants. Set OPERATOR_BOOTSTRAP_KEY to use your own.\n\n',
+        'Use it to create merchants: POST /v1/merchants. Set OPERATOR_BOOTSTRAP_KEY to use your own (npm run --silent operator-key makes one).\n\n',
     );
   }
 
-  /** A merchant key (`sfk_…`, a public prefix) is never the operator's and costs no hash here. */
+  /** Only an operator key (`sfo_…`, a public prefix) is hashed and compared: a merchant key costs nothing here. */
   matches(secret: string): boolean {
-    return this.digest !== null && !secret.startsWith(`${MERCHANT_KEY_PREFIX}_`) && digestsEqual(digestSecret(secret), this.digest);
+    return this.digest !== null && secret.startsWith(`${OPERATOR_KEY_PREFIX}_`) && digestsEqual(digestSecret(secret), this.digest);
   }
 }

@@ -117,35 +117,3 @@ describe('credentials', () => {
     });
   });
 });
-
-describe("an operator bootstrap key of the operator's own making", () => {
-  // The README asks only for 32 characters or more: a secret from a password manager or `openssl rand -hex 32`,
-  // not one of the service's own `sfo_…` keys.
-  const ownSecret = `${'f00d'.repeat(15)}-operator`;
-  const t = useApp({ operatorBootstrapKey: ownSecret });
-
-  it('creates merchants, and stays the only key that may', async () => {
-    const created = await t
-      .http()
-      .post('/v1/merchants')
-      .set(bearer(ownSecret))
-      .send({ name: `Own ${randomUUID()}` });
-    expect(created.status).toBe(201);
-    const admin = (created.body as { api_key: { secret: string } }).api_key.secret;
-
-    expectUnauthenticated(await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: 'Not this one' }));
-    expectUnauthenticated(
-      await t
-        .http()
-        .post('/v1/merchants')
-        .set(bearer(`${ownSecret}x`))
-        .send({ name: 'Nor this' }),
-    );
-    const byMerchant = await t.http().post('/v1/merchants').set(bearer(admin)).send({ name: 'Nor a merchant' });
-    expectProblem(byMerchant, 403, 'insufficient_scope');
-  });
-
-  it('is refused on every other route', async () => {
-    expectProblem(await t.http().get('/v1/merchant').set(bearer(ownSecret)), 403, 'insufficient_scope');
-  });
-});

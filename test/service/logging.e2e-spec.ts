@@ -92,6 +92,10 @@ describe('logs', () => {
     secrets.push(issued.body.secret);
     responses.push(issued);
     responses.push(await t.http().get('/v1/api-keys').set(bearer(admin)).set('Request-Id', 'caller-trace-1'));
+    // A key sent as the Request-Id is neither logged nor echoed: the request gets an id of its own.
+    const keyAsId = await t.http().get('/v1/api-keys').set(bearer(admin)).set('Request-Id', admin);
+    expect(keyAsId.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    responses.push(keyAsId);
 
     for (const response of responses) {
       const line = await requestLine(response);
