@@ -25,6 +25,8 @@ export interface AppConfig {
   /** How long a client may take to send a request's headers, and the whole request, before it is cut off. */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. */
+  readonly shutdownGraceMs: number;
   /** Where browsers reach the service (no trailing slash): the console's OAuth redirect URI and cookie security. */
   readonly publicUrl: string;
   /** The e-commerce platform the console connects stores to; `null` when not configured. */
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const headersTimeoutMs = parsePositive('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000);
   const requestTimeoutMs = parsePositive('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  const shutdownGraceMs = parsePositive('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000);
   const port = parsePort(env.PORT);
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
   const rateLimitPerMinute = parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 6000);
@@ -103,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: parseRedisUrl(env.REDIS_URL),
     headersTimeoutMs,
     requestTimeoutMs,
+    shutdownGraceMs,
     publicUrl: parsePublicUrl(env.PUBLIC_URL, host, port),
     platform: parsePlatform(env),
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -14,6 +14,8 @@ interface ServerLimits {
   readonly requestTimeoutMs: number;
   /** Open connections one client address may hold at once; 0 turns the cap off. */
   readonly maxConnectionsPerAddress: number;
+  /** On shutdown, how long requests in flight may take to finish. */
+  readonly shutdownGraceMs: number;
 }
 
 /**
@@ -22,8 +24,18 @@ interface ServerLimits {
  * connections, so the check runs every second rather than Node's default 30.
  */
 export class BoundedExpressAdapter extends ExpressAdapter {
+  /** Requests being answered; while draining, `drained` is called when none is left. */
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
+  private shuttingDown = false;
+
   constructor(private readonly limits: ServerLimits) {
     super();
+  }
+
+  /** True from the moment shutdown begins: `/readyz` answers 503, so that a balancer stops sending requests. */
+  get draining(): boolean {
+    return this.shuttingDown;
   }
 
   override initHttpServer(): void {
@@ -36,8 +48,36 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       this.getInstance(),
     );
     server.on('clientError', answerClientError);
+    // Before Express sees the request: counted until its answer is done, and told to close its connection once the
+    // service is shutting down, so that keep-alive clients move to another instance.
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+      this.inFlight++;
+      if (this.shuttingDown) response.setHeader('Connection', 'close');
+      response.once('close', () => {
+        if (--this.inFlight === 0) this.drained?.();
+      });
+    });
     if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress);
     this.httpServer = server;
+  }
+
+  /**
+   * Shutdown's first step, before the database is closed: take no new connection, close the idle ones, let the
+   * requests in flight finish (each answer closing its connection) for up to `shutdownGraceMs`, then cut what is left.
+   */
+  override async beforeClose(): Promise<void> {
+    super.beforeClose();
+    this.shuttingDown = true;
+    const server = this.httpServer as Server;
+    server.close();
+    server.closeIdleConnections();
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        setTimeout(resolve, this.limits.shutdownGraceMs).unref();
+      });
+    }
+    server.closeAllConnections();
   }
 }
 
