@@ -126,6 +126,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ OPERATOR_BOOTSTRAP_KEY: key }).operatorBootstrapKey).toBe(key);
   });
 
+  it('makes the default PUBLIC_URL of an IPv6 HOST a valid address, and refuses a HOST no URL can hold', () => {
+    expect(loadConfig({ HOST: '::1', PORT: '4111' }).publicUrl).toBe('http://[::1]:4111');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '4111' }).publicUrl).toBe('http://localhost:4111');
+    expect(configError({ HOST: 'a b' }).message).toContain('HOST');
+  });
+
+  it.each(['10.0.0.0/33', 'yes', '999.1.1.1', 'loopback, nonsense'])('refuses TRUST_PROXY=%s by name, before anything starts', (value) => {
+    expect(configError({ TRUST_PROXY: value }).message).toContain('TRUST_PROXY');
+  });
+
+  it('reads TRUST_PROXY as a number of hops whatever its digits, and keeps lists Express reads', () => {
+    expect(loadConfig({ TRUST_PROXY: '999' }).trustProxy).toBe(999);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+  });
+
   it.each(['abc', '-1', '65536', '80.5', '1e3', '0x50', '3000abc'])('refuses PORT=%s', (port) => {
     const { message } = configError({ PORT: port });
     expect(message).toContain('PORT');
@@ -242,7 +257,7 @@ describe('loadConfig', () => {
   });
 
   it('cuts slow clients off after 10 s of headers or 30 s of request by default', () => {
-    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, shutdownGraceMs: 10_000 });
     expect(loadConfig({ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
       headersTimeoutMs: 2000,
       requestTimeoutMs: 5000,

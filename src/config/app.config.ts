@@ -1,3 +1,5 @@
+import { isIPv6 } from 'node:net';
+import express from 'express';
 import { isWellFormedSecret, OPERATOR_KEY_PREFIX } from '../auth/key-secret.js';
 
 /** The service's configuration, read once from the environment and validated before anything starts. */
@@ -121,9 +123,16 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   const raw = nonEmpty(value);
   if (raw === null || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  if (!/^[0-9A-Za-z.:/, ]+$/.test(raw)) {
-    throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops or a list of addresses, not "${raw}"`);
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const refused = new ConfigError(
+    `TRUST_PROXY must be true, false, a number of hops or a list of addresses and subnets (loopback, 10.0.0.0/8), not "${raw}"`,
+  );
+  if (!/^[0-9A-Za-z.:/, ]+$/.test(raw)) throw refused;
+  try {
+    // Express reads the list when it is set (proxy-addr): any address or subnet it cannot read is refused now, by name.
+    express().set('trust proxy', raw);
+  } catch {
+    throw refused;
   }
   return raw;
 }
@@ -146,7 +155,14 @@ function parsePositive(name: string, value: string | undefined, fallback: number
 
 function parsePublicUrl(value: string | undefined, host: string, port: number): string {
   const raw = nonEmpty(value);
-  if (raw === null) return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
+  if (raw === null) {
+    const named = host === '0.0.0.0' || host === '::' ? 'localhost' : isIPv6(host) ? `[${host}]` : host;
+    try {
+      return new URL(`http://${named}:${port}`).toString().replace(/\/+$/, '');
+    } catch {
+      throw new ConfigError(`HOST must be a host name or an IP address, not "${host}"`);
+    }
+  }
   const url = parseUrl('PUBLIC_URL', raw);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL must be an http(s) URL');
   if (url.search || url.hash || url.username) throw new ConfigError('PUBLIC_URL must be a plain address such as https://fit.example.com');
