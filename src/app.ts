@@ -21,7 +21,7 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
   try {
     app = await NestFactory.create<NestExpressApplication>(
       AppModule.forRoot(config, dataSource, logger),
-      new BoundedExpressAdapter(config),
+      new BoundedExpressAdapter(config, logger),
       {
         bufferLogs: true,
         bodyParser: false,

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { generateSecret } from '../../src/auth/key-secret.js';
@@ -29,7 +31,8 @@ describe('logs', () => {
       return write(chunk as string, ...(rest as []));
     }) as typeof process.stdout.write);
     restore = () => spy.mockRestore();
-    t = await startApp({ logLevel: 'info' });
+    // Short limits for slow clients, so that a test can be cut off in a second or two (supertest's requests are quick).
+    t = await startApp({ logLevel: 'info', headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
   });
 
   afterAll(async () => {
@@ -54,6 +57,34 @@ describe('logs', () => {
     }
     throw new Error(`no request log line for Request-Id ${id}`);
   }
+
+  /** Sends `text` on a new connection and resolves with everything the server wrote back before it closed. */
+  async function raw(text: string): Promise<string> {
+    const server = t.app.getHttpServer() as unknown as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new Promise((resolve) => {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(text));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(answer));
+    });
+  }
+
+  it('logs a request cut off for being slow under the Request-Id its 408 answer carries, with that status', async () => {
+    const tenant = await createTenant(t);
+    const slowHeaders = await raw('GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
+    const slowBody = await raw(
+      `POST /v1/stores HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${tenant.admin.secret}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
+    );
+    for (const answer of [slowHeaders, slowBody]) {
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      const id = /\r\nRequest-Id: ([^\r]+)\r\n/.exec(answer)?.[1];
+      const line = await requestLine({ headers: { 'request-id': id } } as unknown as Response);
+      expect(line.res).toEqual({ statusCode: 408 });
+    }
+  }, 15_000);
 
   it('writes JSON lines that can be captured at all', async () => {
     const response = await t.http().get('/healthz');

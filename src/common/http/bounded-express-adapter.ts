@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
 import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { problemBody } from '../problems/problem-details.filter.js';
 import { ProblemError } from '../problems/problem-error.js';
@@ -29,7 +30,11 @@ export class BoundedExpressAdapter extends ExpressAdapter {
   private drained: (() => void) | null = null;
   private shuttingDown = false;
 
-  constructor(private readonly limits: ServerLimits) {
+  constructor(
+    private readonly limits: ServerLimits,
+    /** Where a request refused before Express sees it is logged. */
+    private readonly log: Logger | null = null,
+  ) {
     super();
   }
 
@@ -47,7 +52,7 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       },
       this.getInstance(),
     );
-    server.on('clientError', answerClientError);
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, this.log));
     // Before Express sees the request: counted until its answer is done, and told to close its connection once the
     // service is shutting down, so that keep-alive clients move to another instance.
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -108,7 +113,7 @@ function capConnectionsPerAddress(server: Server, max: number): void {
  * Requests Node refuses before Express sees them (too slow, headers too large, not HTTP) still get problem details,
  * with a Request-Id, like every other refusal.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger | null): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -119,8 +124,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'request_timeout'
         : 'malformed_request';
-  const requestId = randomUUID();
   const problem = new ProblemError(code);
+  // A request whose headers arrived but whose body did not in time is Express's already: its answer keeps its
+  // Request-Id, and the request log's line for it (written when the socket closes) its status.
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse & { req?: { id?: unknown } } })._httpMessage;
+  const requestId = typeof pending?.req?.id === 'string' ? pending.req.id : randomUUID();
+  if (pending && !pending.headersSent) pending.statusCode = problem.status;
+  // Otherwise no line would say it happened.
+  else log?.info({ req: { id: requestId }, res: { statusCode: problem.status } }, `request refused: ${code}`);
   const body = JSON.stringify(problemBody(problem, requestId));
   socket.end(
     `HTTP/1.1 ${problem.status} ${PROBLEMS[code].title}\r\n` +
