@@ -28,7 +28,11 @@ export class EmbeddedDatabase {
     }
 
     const directory = resolve(dataDir);
-    mkdirSync(directory, { recursive: true });
+    try {
+      mkdirSync(directory, { recursive: true });
+    } catch (error) {
+      throw new ConfigError(`DATA_DIR ${directory} cannot be used as a directory (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
     const release = await lockDirectory(directory);
     try {
       return new EmbeddedDatabase(await PGlite.create(directory), release);

@@ -113,6 +113,14 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     SLOW,
   );
 
+  it('refuses, naming DATA_DIR, a data directory that is a file', async () => {
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    embedded = { ...embedded, dataDir: file };
+    await expect(open()).rejects.toThrow(ConfigError);
+    await expect(open()).rejects.toThrow(/^DATA_DIR .*a-file cannot be used as a directory \(EEXIST\)$/);
+  });
+
   it(
     'takes over at once a fresh lock whose recorded holder on this host has exited',
     async () => {
