@@ -23,6 +23,12 @@ import { PlatformService } from './platform.service.js';
 import { SubmittedForms } from '../auth/submitted-forms.js';
 
 const DAY_MS = 86_400_000;
+
+/** The API's words for a refused key, said in the form's terms (its fields are labelled, not named as in JSON). */
+const ISSUE_FORM_MESSAGES: Readonly<Record<string, string>> = {
+  'expires_at not_in_future': 'Choose an expiry date after today',
+  'expires_at too_far_in_future': 'Choose an expiry date at most a year ahead',
+};
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
@@ -80,7 +86,8 @@ export class ConsoleStoresController {
     } catch (error) {
       if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
       const view = await this.storeView(principal, store);
-      this.pages.send(response, 422, storePage(page, { ...view, issueForm: { values, errors: error.errors ?? [] } }));
+      const errors = (error.errors ?? []).map((e) => ({ ...e, message: ISSUE_FORM_MESSAGES[`${e.field} ${e.code}`] ?? e.message }));
+      this.pages.send(response, 422, storePage(page, { ...view, issueForm: { values, errors } }));
       return;
     }
     const view = await this.storeView(principal, store);
@@ -148,7 +155,8 @@ export class ConsoleStoresController {
       ['from', from],
       ['to', to],
     ] as const) {
-      if (!isDate(value)) errors.push({ field, code: 'invalid_date', message: `${field} must be a date such as ${today}` });
+      const label = field === 'from' ? 'The first day' : 'The last day';
+      if (!isDate(value)) errors.push({ field, code: 'invalid_date', message: `${label} must be a date such as ${today}` });
     }
     if (errors.length === 0 && from > to)
       errors.push({ field: 'from', code: 'not_before_to', message: 'The first day must not be after the last' });

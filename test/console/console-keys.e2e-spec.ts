@@ -8,6 +8,7 @@ import {
   expectFieldErrors,
   expectPage,
   expectSeeOther,
+  fieldErrors,
   findAll,
   type Form,
   keyRows,
@@ -132,6 +133,8 @@ describe('seller console', () => {
       const response = await issue(client, tenant.storeId, form);
 
       expectFieldErrors(response, [field]);
+      // said in the form's words, not the API's field names
+      expect(Object.values(fieldErrors(response.text)).join(' ')).not.toMatch(/expires_at|store_id/);
       expect(newSecret(response.text)).toBeUndefined();
       expect(response.text.match(SECRET_IN_TEXT)).toBeNull();
       expect(await keyIds(t, tenant)).toEqual(before);
