@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from './app.config.js';
 import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../auth/key-secret.js';
 
 const KEY = generateSecret(OPERATOR_KEY_PREFIX);
+/** The key with its last character changed: its checksum no longer matches. */
+const mistyped = (key: string) => `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
 
 /** The ConfigError loadConfig throws for `env`, or a failure when it does not throw one. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
@@ -113,7 +115,7 @@ describe('loadConfig', () => {
     ['shorter than a key', 'sfo_tooShortToBeSafe1234567890z'],
     ['of 64 hex characters (openssl rand -hex 32)', 'f00d'.repeat(16)],
     ["of a merchant key's format", generateSecret(MERCHANT_KEY_PREFIX)],
-    ['with a checksum that does not match', `${generateSecret(OPERATOR_KEY_PREFIX).slice(0, -1)}0`],
+    ['with a checksum that does not match', mistyped(generateSecret(OPERATOR_KEY_PREFIX))],
   ])('refuses an operator key %s, saying how to make one, without echoing it', (_, key) => {
     const { message } = configError({ OPERATOR_BOOTSTRAP_KEY: key });
     expect(message).toContain('OPERATOR_BOOTSTRAP_KEY');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
@@ -25,9 +26,8 @@ interface ServerLimits {
  * connections, so the check runs every second rather than Node's default 30.
  */
 export class BoundedExpressAdapter extends ExpressAdapter {
-  /** Requests being answered; while draining, `drained` is called when none is left. */
-  private inFlight = 0;
-  private drained: (() => void) | null = null;
+  /** Answers not finished yet. */
+  private readonly inFlight = new Set<ServerResponse>();
   private shuttingDown = false;
 
   constructor(
@@ -56,35 +56,49 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     // Before Express sees the request: counted until its answer is done, and told to close its connection once the
     // service is shutting down, so that keep-alive clients move to another instance.
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.inFlight++;
+      this.inFlight.add(response);
       if (this.shuttingDown) response.setHeader('Connection', 'close');
-      response.once('close', () => {
-        if (--this.inFlight === 0) this.drained?.();
-      });
+      response.once('close', () => this.inFlight.delete(response));
     });
     if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress);
     this.httpServer = server;
   }
 
   /**
-   * Shutdown's first step, before the database is closed: take no new connection, close the idle ones, let the
-   * requests in flight finish (each answer closing its connection) for up to `shutdownGraceMs`, then cut what is left.
+   * Shutdown's first step, before the database is closed: take no new connection; answer every request already sent,
+   * and any sent on an open connection meanwhile, each answer closing its connection; and after `shutdownGraceMs`,
+   * cut whatever is left.
    */
   override async beforeClose(): Promise<void> {
     super.beforeClose();
     this.shuttingDown = true;
+    // The answers still to come close their connections too, or their clients would send the next request on them.
+    for (const response of this.inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
     const server = this.httpServer as Server;
-    server.close();
-    server.closeIdleConnections();
-    if (this.inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.drained = resolve;
-        setTimeout(resolve, this.limits.shutdownGraceMs).unref();
-      });
-    }
+    // Stops listening without closing the idle connections at once, as http.Server#close would: one may hold a request
+    // sent but not read yet, which would be lost. They are closed below, between requests.
+    NetServer.prototype.close.call(server);
+    // Each connection ends after its next answer, or when it has been idle for the keep-alive timeout (5 s): closing an
+    // idle one sooner races with a request its client may be sending on it.
+    const deadline = Date.now() + this.limits.shutdownGraceMs;
+    while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(20);
     server.closeAllConnections();
   }
+
+  /**
+   * The last step: the server stopped listening in `beforeClose` already, and may have said so (its `close` event):
+   * Express's adapter would wait for that event again, for ever.
+   */
+  override close(): Promise<void> | undefined {
+    const server = this.httpServer as Server | undefined;
+    if (!this.shuttingDown || !server || server.listening) return super.close() as Promise<void> | undefined;
+    server.closeAllConnections();
+    return Promise.resolve();
+  }
 }
+
+const openConnections = (server: Server): Promise<number> =>
+  new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
 /**
  * One client must not hold every socket (and file descriptor) the process has, idle or sending slowly, and starve
