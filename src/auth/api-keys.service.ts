@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ProblemError } from '../common/problems/problem-error.js';
+import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { isId, newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
@@ -17,6 +17,20 @@ import { Transactions } from '../database/transactions.js';
 
 /** `last_used_at` is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Why a key cannot expire then, or null: at most millisecond precision, in the future, at most one year ahead. */
+function checkExpiry(text: string, expiresAt: Date, now: Date): FieldError | null {
+  if (finerThanMilliseconds(text)) {
+    return { field: 'expires_at', code: 'too_precise', message: 'expires_at must have at most millisecond precision' };
+  }
+  if (expiresAt <= now) return { field: 'expires_at', code: 'not_in_future', message: 'expires_at must be in the future' };
+  const limit = new Date(now);
+  limit.setUTCFullYear(limit.getUTCFullYear() + 1);
+  if (expiresAt > limit) {
+    return { field: 'expires_at', code: 'too_far_in_future', message: 'expires_at must be at most one year ahead' };
+  }
+  return null;
+}
 
 /** An active key, as authentication needs it. */
 interface AuthenticatedKey {
@@ -97,18 +111,8 @@ export class ApiKeysService {
       errors.push({ field: 'store_id', code: 'required', message: 'store_id is required for every non-admin key' });
     }
     const expiresAt = request.expires_at === undefined ? null : parseRfc3339(request.expires_at);
-    if (expiresAt !== null && finerThanMilliseconds(request.expires_at as string)) {
-      errors.push({ field: 'expires_at', code: 'too_precise', message: 'expires_at must have at most millisecond precision' });
-    } else if (expiresAt !== null) {
-      const now = new Date();
-      const limit = new Date(now);
-      limit.setUTCFullYear(limit.getUTCFullYear() + 1);
-      if (expiresAt <= now) {
-        errors.push({ field: 'expires_at', code: 'not_in_future', message: 'expires_at must be in the future' });
-      } else if (expiresAt > limit) {
-        errors.push({ field: 'expires_at', code: 'too_far_in_future', message: 'expires_at must be at most one year ahead' });
-      }
-    }
+    const expiryError = expiresAt === null ? null : checkExpiry(request.expires_at as string, expiresAt, new Date());
+    if (expiryError) errors.push(expiryError);
     if (errors.length) throw ProblemError.validation(errors);
 
     return this.transactions.run(async (manager) => {

@@ -1,8 +1,9 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { createHash, hkdfSync } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
 import { seal, unseal } from '../common/crypto/seal.js';
+import { sha256 } from '../common/crypto/sha256.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { bearerToken } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';
@@ -13,8 +14,6 @@ const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Printable ASCII, as Stripe takes it: a UUID is the usual choice. */
 const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * `Idempotency-Key` on the routes marked `@Idempotent()`, and only there (docs/decisions/007-idempotent-creates.md).

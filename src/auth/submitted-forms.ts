@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { isId } from '../common/http/ids.js';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
+import { sha256 } from '../common/crypto/sha256.js';
 
 /**
  * Forms that must act once however often the browser sends them: a reload of the page a form's answer left in the

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../common/crypto/sha256.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { EventRequest } from './dto/event.dto.js';
@@ -122,7 +122,7 @@ function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
     event.occurredAt.toISOString(),
     ...(directed ? [event.fitFeedback, event.newVariantId] : []),
   ]);
-  return createHash('sha256').update(canonical).digest();
+  return sha256(canonical);
 }
 
 /** The clock's rules: not older than one calendar year, at most five minutes ahead. */

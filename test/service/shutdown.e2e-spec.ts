@@ -36,7 +36,13 @@ function halfSent(base: string, path: string, secret: string, body: string): { f
     path: url.pathname,
     method: 'POST',
     agent: false,
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': bytes.length },
+    // Keep-alive, as a client with a pool asks: without it the answer would close the connection whatever the server did.
+    headers: {
+      authorization: `Bearer ${secret}`,
+      'content-type': 'application/json',
+      'content-length': bytes.length,
+      connection: 'keep-alive',
+    },
   });
   const answer = new Promise<Answer>((resolve, reject) => {
     request.once('error', reject);
@@ -148,8 +154,10 @@ describe('shutdown on a signal', () => {
     agent.destroy();
     expect(gone).toBe(true);
     expect(Date.now() - startedAt).toBeLessThan(5_000);
-    // The answer on its way when the signal lands may still keep the connection; none after it does.
+    // The answer on its way when the signal lands may still keep the connection; none after it does, and one does
+    // close it (the connection was busy, so it was not closed idle).
     expect(during.slice(1).filter((a) => a.status !== 0 && a.connection !== 'close')).toEqual([]);
+    expect(during.filter((a) => a.connection === 'close')).toHaveLength(1);
   }, 60_000);
 
   it('cuts a request still unfinished after SHUTDOWN_GRACE_MS, and exits', async () => {

@@ -26,8 +26,8 @@ interface ServerLimits {
  * connections, so the check runs every second rather than Node's default 30.
  */
 export class BoundedExpressAdapter extends ExpressAdapter {
-  /** Answers not finished yet. */
-  private readonly inFlight = new Set<ServerResponse>();
+  /** Open connections, each with the answer it is writing, if any (Node's `_httpMessage`). */
+  private readonly connections = new Set<Socket & { _httpMessage?: ServerResponse | null }>();
   private shuttingDown = false;
 
   constructor(
@@ -53,12 +53,15 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       this.getInstance(),
     );
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, this.log));
-    // Before Express sees the request: counted until its answer is done, and told to close its connection once the
-    // service is shutting down, so that keep-alive clients move to another instance.
-    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.inFlight.add(response);
+    // Tracked per connection, not per request, so that a request pays nothing for shutdown but one test.
+    server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
+    // A request that arrives while the service is shutting down closes its connection with its answer, so that
+    // keep-alive clients move to another instance.
+    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
       if (this.shuttingDown) response.setHeader('Connection', 'close');
-      response.once('close', () => this.inFlight.delete(response));
     });
     if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress);
     this.httpServer = server;
@@ -73,7 +76,9 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     super.beforeClose();
     this.shuttingDown = true;
     // The answers still to come close their connections too, or their clients would send the next request on them.
-    for (const response of this.inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
+    for (const { _httpMessage: response } of this.connections) {
+      if (response && !response.headersSent) response.setHeader('Connection', 'close');
+    }
     const server = this.httpServer as Server;
     // Stops listening without closing the idle connections at once, as http.Server#close would: one may hold a request
     // sent but not read yet, which would be lost. They are closed below, between requests.
