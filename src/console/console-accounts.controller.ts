@@ -36,9 +36,12 @@ export class ConsoleAccountsController {
     this.pages.send(response, 200, storesPage(page, stores.data, stores.next_cursor));
   }
 
+  /** Someone already signed in (a bookmark, the back button) is taken home rather than asked to sign in again. */
   @Get('login')
   @ConsolePage({ signedIn: false })
-  logInForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
+  async logInForm(@CurrentPage() page: PageContext, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const token = readToken(request, SESSION_COOKIE);
+    if (token !== null && (await this.accounts.authenticate(token)) !== null) return this.pages.redirect(response, '/console');
     this.pages.send(response, 200, logInPage(page));
   }
 

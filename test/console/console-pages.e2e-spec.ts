@@ -55,6 +55,15 @@ describe('seller console', () => {
       expectSeeOther(await forged.get(path), '/console/login');
     });
 
+    it('takes a signed-in browser from /console/login to /console, and shows the form again once it signed out', async () => {
+      const client = await signUp(t, await createTenant(t));
+      expectSeeOther(await client.get('/console/login'), '/console');
+      await client.logOut();
+      const form = await client.get('/console/login');
+      expectPage(form, 200);
+      expect(findAll(form.text, 'form', { action: '/console/login' })).toHaveLength(1);
+    });
+
     it('sends anonymous form posts to /console/login without doing anything', async () => {
       const tenant = await createTenant(t);
       const key = await issueKey(t, tenant.admin.secret, { scopes: ['fit'], store_id: tenant.storeId });

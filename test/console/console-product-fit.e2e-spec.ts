@@ -60,6 +60,13 @@ describe('seller console: how products fit', () => {
     const detail = await client.get(`/console/stores/${shop.storeId}/product-fit/${shop.productId}`);
     expectPage(detail, 200);
     expect(find(detail.text, 'section', { id: 'learned' }).attrs['data-direction']).toBe('runs_small');
+    // both tables may be wider than a phone: each scrolls in a named region that the keyboard can reach
+    for (const [html, label] of [
+      [page.text, 'Products by fit'],
+      [detail.text, 'Outcomes by size'],
+    ]) {
+      expect(find(html, 'div', { class: 'table-wrap' }).attrs).toMatchObject({ role: 'region', 'aria-label': label, tabindex: '0' });
+    }
     const m = find(find(detail.text, 'table', { id: 'sizes' }).inner, 'tr', { 'data-size': 'M' });
     expect(findAll(m.inner, 'td').map((td) => td.text.split(' ')[0])).toEqual(['25', '0', '25', '0', '25', '0']);
   });

@@ -98,8 +98,8 @@ export function accessPage(context: PageContext, page: AccessPage): Html {
     return html`<tr data-account-id="${account.id}">
     <td class="email">${account.email}${own ? html` <span class="badge active">you</span>` : ''}</td>
     <td class="key">${account.api_key_name} <code>${account.api_key_prefix}…</code></td>
-    <td class="created">${account.created_at.slice(0, 10)}</td>
-    <td class="last">${account.last_signed_in_at ? account.last_signed_in_at.slice(0, 16).replace('T', ' ') : html`<span class="muted">never</span>`}</td>
+    <td class="created" data-label="Created">${account.created_at.slice(0, 10)}</td>
+    <td class="last" data-label="Last sign-in">${account.last_signed_in_at ? account.last_signed_in_at.slice(0, 16).replace('T', ' ') : html`<span class="muted">never</span>`}</td>
     <td class="actions"><form method="post" action="/console/access/${account.id}/remove" data-confirm="${own ? 'Remove your own account? You will be signed out.' : `Remove ${account.email}? Their sessions end at once.`}">
       ${csrfField(context)}<button type="submit" class="danger small">Remove<span class="visually-hidden"> ${account.email}</span></button></form></td>
   </tr>`;

@@ -51,7 +51,7 @@ ${
   items.length === 0
     ? html`<p id="no-products">No outcome has taught anything yet: send kept items, and returns and exchanges for size (with
   <code>fit_feedback</code> when the shopper said which way).</p>`
-    : html`<div class="table-wrap"><table id="product-fit">
+    : html`<div class="table-wrap" role="region" aria-label="Products by fit" tabindex="0"><table id="product-fit">
     <thead><tr>${header('title', false)}<th>Fit</th>${header('steps')}<th class="num">95% interval</th>${header('outcomes')}${header('evidence')}</tr></thead>
     <tbody>${items.map(
       (item) => html`<tr data-product-id="${item.product_id}" data-direction="${item.direction}">
@@ -90,7 +90,7 @@ export function productFitDetailPage(context: PageContext, store: Store, fit: Pr
 </section>
 <section class="card">
   <h2>By size</h2>
-  <div class="table-wrap"><table id="sizes">
+  <div class="table-wrap" role="region" aria-label="Outcomes by size" tabindex="0"><table id="sizes">
     <thead><tr><th>Size</th><th class="num">Bought</th><th class="num">Kept</th><th class="num">Returned for size</th><th class="num">Exchanged for size</th><th class="num">Too small</th><th class="num">Too large</th></tr></thead>
     <tbody>${fit.sizes.map(
       (size) => html`<tr data-size="${size.size_label}">
