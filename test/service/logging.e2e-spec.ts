@@ -193,4 +193,43 @@ describe('logs', () => {
       expect(captured.join('')).not.toContain(admin.secret.slice(4));
     },
   );
+
+  it('says once, naming the address, when a client reaches MAX_CONNECTIONS_PER_ADDRESS, and again only after it went below', async () => {
+    const capped = await startApp({ logLevel: 'info', maxConnectionsPerAddress: 2 });
+    const server = capped.app.getHttpServer() as unknown as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const sockets: ReturnType<typeof connect>[] = [];
+    /** Opens `count` connections and waits until the server has closed those over the cap. */
+    const openMany = async (count: number) => {
+      const opened = await Promise.all(
+        Array.from({ length: count }, () => {
+          const socket = connect(port, '127.0.0.1');
+          sockets.push(socket);
+          socket.on('error', () => undefined);
+          return new Promise<{ closed: boolean }>((resolve) => {
+            const state = { closed: false };
+            socket.once('close', () => (state.closed = true));
+            socket.once('connect', () => resolve(state));
+          });
+        }),
+      );
+      for (let wait = 0; wait < 100 && opened.filter((c) => c.closed).length < Math.max(0, count - 2); wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const refusals = () => lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('connections refused'));
+    try {
+      await openMany(6); // two kept, four closed: one line
+      await openMany(3); // still at the cap: no new line
+      expect(refusals()).toEqual([expect.objectContaining({ level: 40, address: '127.0.0.1', max: 2 })]);
+      for (const socket of sockets.splice(0)) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await openMany(3); // below the cap in between: a second line
+      expect(refusals()).toHaveLength(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await capped.close();
+    }
+  });
 });

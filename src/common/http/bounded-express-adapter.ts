@@ -63,7 +63,7 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
       if (this.shuttingDown) response.setHeader('Connection', 'close');
     });
-    if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress);
+    if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress, this.log);
     this.httpServer = server;
   }
 
@@ -109,14 +109,21 @@ const openConnections = (server: Server): Promise<number> =>
  * One client must not hold every socket (and file descriptor) the process has, idle or sending slowly, and starve
  * the others: past `max` open connections from one address, a new one is closed as soon as it is accepted.
  * Behind a proxy every client arrives from the proxy's address, so the cap there is for the proxy to set.
+ * Each time an address reaches the cap one line says so (not one per connection refused, which a flood would make
+ * millions of), and the address is named again only after it has gone below the cap.
  */
-function capConnectionsPerAddress(server: Server, max: number): void {
+function capConnectionsPerAddress(server: Server, max: number, log: Logger | null): void {
   const open = new Map<string, number>();
+  const atCap = new Set<string>();
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress; // missing only when the client is already gone
     const count = address === undefined ? max : (open.get(address) ?? 0);
     if (address === undefined || count >= max) {
       socket.destroy();
+      if (address !== undefined && !atCap.has(address)) {
+        atCap.add(address);
+        log?.warn({ address, max }, 'connections refused: this address holds MAX_CONNECTIONS_PER_ADDRESS open connections');
+      }
       return;
     }
     open.set(address, count + 1);
@@ -124,6 +131,7 @@ function capConnectionsPerAddress(server: Server, max: number): void {
       const left = (open.get(address) ?? 1) - 1;
       if (left > 0) open.set(address, left);
       else open.delete(address);
+      if (left < max) atCap.delete(address);
     });
   });
 }
