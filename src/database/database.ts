@@ -65,6 +65,10 @@ function startupError(error: unknown, config: AppConfig): Error {
   const where = `${url.hostname}:${url.port || 5432}${url.pathname}`;
   const { code, message } = error as { code?: string; message?: string };
   if (code && /^[A-Z]+$/.test(code)) return new ConfigError(`cannot reach PostgreSQL at ${where} (${code})`);
+  // node-postgres's own words for a server that closed the connection, or never answered within the timeout.
+  if (code === undefined && message?.startsWith('Connection terminated')) {
+    return new ConfigError(`cannot reach PostgreSQL at ${where}: ${message}`);
+  }
   // PostgreSQL's own messages name the user or database at fault, never the password.
   return new ConfigError(`PostgreSQL at ${where} refused to start the service: ${message ?? 'unknown error'}`);
 }

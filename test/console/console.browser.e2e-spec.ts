@@ -314,11 +314,10 @@ suite('seller console in Chromium', () => {
       expect(await page.locator('tr[data-account-id]').count()).toBeGreaterThanOrEqual(1);
       await fits('console access');
       // the header row is hidden on a phone, so each date names itself
-      const dates = await page
-        .locator('tr[data-account-id]')
-        .first()
-        .locator('td.created, td.last')
-        .evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell, '::before').content));
+      const dates = await page.evaluate<string[]>(
+        `[...document.querySelector('tr[data-account-id]').querySelectorAll('td.created, td.last')]
+          .map((cell) => getComputedStyle(cell, '::before').content)`,
+      );
       expect(dates).toEqual([expect.stringContaining('Created'), expect.stringContaining('Last sign-in')]);
       await shot(page, 'access-phone');
       await navigate(page, watched, () => page.getByRole('link', { name: 'Password' }).click());

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Client } from 'pg';
@@ -174,6 +175,20 @@ describe('start-up on PostgreSQL', () => {
     await expect(failure).rejects.toThrow(ConfigError);
     await expect(failure).rejects.toThrow('cannot reach PostgreSQL at 127.0.0.1:1/nowhere (ECONNREFUSED)');
     await expect(failure).rejects.not.toThrow(/hunter2/);
+  });
+
+  it('says it cannot reach PostgreSQL when the address takes the connection and never answers', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const failure = openDatabase(testConfig({ databaseUrl: `postgres://size:hunter2@127.0.0.1:${port}/nowhere` }));
+      await expect(failure).rejects.toThrow(
+        `cannot reach PostgreSQL at 127.0.0.1:${port}/nowhere: Connection terminated due to connection timeout`,
+      );
+    } finally {
+      silent.close();
+    }
   });
 
   (onPostgres ? it : it.skip)('migrates a fresh database once when instances start together', async () => {
