@@ -8,6 +8,7 @@ import { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
 import type { Scope } from './scopes.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
+import { unauthenticated } from './bearer-token.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import type { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
@@ -116,6 +117,9 @@ export class ApiKeysService {
     if (errors.length) throw ProblemError.validation(errors);
 
     return this.transactions.run(async (manager) => {
+      // The issuing key's row lock orders this with its revocation: a key revoked first issues nothing, and once a
+      // revocation has answered, no key it issued can appear after it.
+      if (principal.keyId !== null && !(await this.keys.lockIfLive(manager, principal.keyId))) throw unauthenticated();
       if (storeId !== null) {
         const store = isId(storeId) ? await this.stores.findOfMerchant(storeId, principal.merchantId, manager) : null;
         if (!store) throw ProblemError.field('store_id', 'unknown_store', 'store_id is not a store of this merchant');
