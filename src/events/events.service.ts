@@ -107,10 +107,12 @@ export class EventsService {
           seen.add(item.key);
         }
 
+        // Ids in the request's order (lists are newest first by id), rows inserted in the keys' order (concurrent
+        // batches then take their locks in one order).
         const rows = first
           .filter((item) => item.problem === null)
-          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-          .map((item) => ({ item, row: toRow(item.draft, store, now) }));
+          .map((item) => ({ item, row: toRow(item.draft, store, now) }))
+          .sort((a, b) => (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0));
         const inserted = await this.events.insertNew(
           manager,
           rows.map((r) => r.row),

@@ -7,7 +7,7 @@ import { ago, ahead, DAY, eventBody, eventsApi, minutes, type StoredEvent } from
 
 describe('events', () => {
   const t = useApp();
-  const { listRaw, newShop, deliver, startSession, listAll, expectWellFormed } = eventsApi(t);
+  const { listRaw, newShop, deliver, startSession, listAll, expectWellFormed, batchRaw } = eventsApi(t);
 
   // ——— reading ———
 
@@ -44,6 +44,18 @@ describe('events', () => {
         reason: null,
         occurred_at: session.created_at,
       });
+    });
+
+    it("lists a batch's events in the reverse of the request's order, whatever their external ids", async () => {
+      const shop = await newShop();
+      const ids = ['z-first', 'a-second', 'm-third', 'b-fourth'].map((id) => `${id}-${shop.storeId}`);
+      const items = ids.map((external_id) => eventBody('add_to_cart', shop, { external_id }));
+      const batch = await batchRaw(shop, { events: items });
+      expect(batch.status).toBe(200);
+
+      const listed = (await listRaw(shop)).body.data as StoredEvent[];
+      expect(listed.map((e) => e.external_id)).toEqual([...ids].reverse());
+      expect(listed.map((e) => e.id)).toEqual(batch.body.results.map((r: { event: StoredEvent }) => r.event.id).reverse());
     });
 
     it('shows the events the service records along a session: started, completed, recommended, accepted', async () => {
