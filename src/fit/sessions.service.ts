@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CatalogLookups, type ChartRow } from '../catalog/catalog-lookups.service.js';
+import { CatalogLookups, type ChartRow, type ProductRef } from '../catalog/catalog-lookups.service.js';
 import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -12,10 +12,11 @@ import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from './engine/recommend.js';
+import { usedZones } from './engine/tailor.js';
 import { learnedOffset, NO_EVIDENCE } from './engine/learning.js';
 import { type Chart, InsufficientAnswersError, type LearnedShift, type Recommendation } from './engine/types.js';
 import { ADJUSTMENT_STEPS } from './engine/usual-size.js';
-import type { FitSession, StoredDecision, StoredRecommendation } from './fit.entities.js';
+import type { FitSession, Question, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -52,6 +53,8 @@ export class SessionsService {
       const product = await this.catalog.product(manager, store, request.product_id, 'product_id');
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
+      const questions = questionnaire?.questions ?? DEFAULT_QUESTIONS;
+      await this.refuseUnanswerable(manager, product, questions);
       const shopperDigest = request.shopper_ref === undefined ? null : await this.shoppers.digest(manager, store.id, request.shopper_ref);
       const now = new Date();
       const session: FitSession = {
@@ -62,7 +65,7 @@ export class SessionsService {
         sizeChartId: product.sizeChartId,
         questionnaireId: questionnaire?.id ?? null,
         questionnaireVersion: questionnaire?.version ?? null,
-        questions: questionnaire?.questions ?? [...DEFAULT_QUESTIONS],
+        questions: [...questions],
         state: 'started',
         outcome: null,
         answers: null,
@@ -267,6 +270,25 @@ export class SessionsService {
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */
+  /**
+   * A questionnaire that asks neither height and weight nor every zone the product's sizes depend on could never give
+   * a recommendation for it: refused here, rather than a session that counts as started and can never be answered.
+   */
+  private async refuseUnanswerable(manager: EntityManager, product: ProductRef, questions: readonly Question[]): Promise<void> {
+    const asked = new Set(questions.map((q) => q.key));
+    if (asked.has('height') && asked.has('weight')) return;
+    const { chart, zoneWeights } = await this.catalog.fitInputs(manager, product);
+    const unasked = usedZones(chartInCentimetres(chart), zoneWeights)
+      .map(({ zone }) => zone)
+      .filter((zone) => !asked.has(zone));
+    if (unasked.length === 0) return;
+    throw ProblemError.field(
+      'questionnaire_id',
+      'cannot_recommend',
+      `the questionnaire asks neither height and weight nor ${unasked.join(', ')}, which this product's sizes depend on: it cannot recommend a size for it`,
+    );
+  }
+
   private async questionnaireFor(
     manager: EntityManager,
     store: Store,

@@ -64,6 +64,7 @@ describe('questionnaires', () => {
       const product = await createProduct(t, tenant.admin.secret, tenant.storeId);
       const questions = [
         { key: 'height', required: true },
+        { key: 'weight', required: true },
         { key: 'chest', required: false },
       ];
       const questionnaire = await createQuestionnaire(tenant.admin.secret, tenant.storeId, { name: 'Default', default: true, questions });
@@ -93,7 +94,11 @@ describe('questionnaires', () => {
       await createQuestionnaire(tenant.admin.secret, tenant.storeId, { name: 'Default', default: true });
       const named = await createQuestionnaire(tenant.admin.secret, tenant.storeId, {
         name: 'Named',
-        questions: [{ key: 'custom:brand', required: true }],
+        questions: [
+          { key: 'height', required: true },
+          { key: 'weight', required: true },
+          { key: 'custom:brand', required: true },
+        ],
       });
       const session = await startSession(tenant, { product_id: product.id, questionnaire_id: named.id });
       expect(session.status).toBe(201);

@@ -16,7 +16,7 @@ import {
 
 describe('fit sessions', () => {
   const t = useApp();
-  const { sessionsPath, answerRaw, newShop, start, answer, recommended, read } = sessionsApi(t);
+  const { sessionsPath, startRaw, listRaw, answerRaw, newShop, start, answer, recommended, read } = sessionsApi(t);
 
   // ——— validation ———
 
@@ -222,6 +222,37 @@ describe('fit sessions', () => {
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, questions);
       const session = await start(shop, { questionnaire_id: quiz.id });
       expect(session).toMatchObject({ questionnaire_id: quiz.id, questionnaire_version: quiz.version, questions, state: 'started' });
+    });
+
+    it('refuses to start a session its questionnaire could never answer for the product, and starts one that asks enough', async () => {
+      const shop = await newShop(); // a product whose sizes depend on chest and waist
+      const chestOnly = await createQuestionnaire(t, shop.storeId, shop.secret, [{ key: 'chest', required: true }]);
+      const refused = await startRaw(shop, { product_id: shop.productId, questionnaire_id: chestOnly.id });
+      expectErrors(refused, [{ field: 'questionnaire_id', code: 'cannot_recommend' }]);
+      expect(refused.body.errors[0].message).toContain('waist');
+      // the store's default questionnaire is judged alike
+      const setDefault = await t
+        .http()
+        .post(`/v1/stores/${shop.storeId}/questionnaires`)
+        .set(bearer(shop.secret))
+        .send({ name: 'Chest only', questions: [{ key: 'chest', required: true }], default: true });
+      expect(setDefault.status).toBe(201);
+      expectErrors(await startRaw(shop, { product_id: shop.productId }), [{ field: 'questionnaire_id', code: 'cannot_recommend' }]);
+      expect((await listRaw(shop)).body.data).toEqual([]);
+
+      // both zones asked, or height and weight: a recommendation can be made
+      const zones = await createQuestionnaire(t, shop.storeId, shop.secret, [
+        { key: 'chest', required: true },
+        { key: 'waist', required: true },
+      ]);
+      const session = await start(shop, { questionnaire_id: zones.id });
+      const answered = await answer(shop, session.id, { chest: { value: 98, unit: 'cm' }, waist: { value: 84, unit: 'cm' } });
+      expect(answered.recommendation?.size_label).toEqual(expect.any(String));
+      const body = await createQuestionnaire(t, shop.storeId, shop.secret, [
+        { key: 'height', required: false },
+        { key: 'weight', required: false },
+      ]);
+      expect((await startRaw(shop, { product_id: shop.productId, questionnaire_id: body.id })).status).toBe(201);
     });
 
     it('refuses answers without a required chest, and answers the questionnaire does not ask', async () => {
