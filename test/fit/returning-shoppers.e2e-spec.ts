@@ -9,7 +9,8 @@ import { bearer, useApp } from '../support/app.js';
 import { createStore, expectProblem } from '../support/fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
 import { sessionsApi } from '../support/session-api.js';
-import { createShop, type Shop, SIZES } from '../support/session-fixtures.js';
+import { createQuestionnaire, createShop, type Shop, SIZES } from '../support/session-fixtures.js';
+import { withUsualSize } from '../../src/fit/engine/usual-size.js';
 
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
 type Size = (typeof SIZES)[number];
@@ -67,6 +68,40 @@ describe('returning shoppers', () => {
     expect(SIZES.indexOf(small.size_label as Size)).toBe(SIZES.indexOf(small.adjustment.chart_size_label as Size) - 1);
     expect(SIZES.indexOf(fits.size_label as Size)).toBe(SIZES.indexOf(fits.adjustment.chart_size_label as Size));
     expect(small.model_version).not.toBe(fits.model_version);
+  });
+
+  it('reads the size she names as usual at how the product runs, her own offset counted once, on her body', async () => {
+    const shop = await newShop();
+    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
+      { key: 'height', required: true },
+      { key: 'weight', required: true },
+      { key: 'sex', required: false },
+      { key: 'usual_size', required: false },
+    ]);
+    // she keeps a size up (XL where the chart answers L): the product learns part of it, she the rest
+    await keeps(shop, 'cust-roomy', 4, 1);
+    const answered = async (extra: Record<string, unknown>) => {
+      const started = await startRaw(shop, { product_id: shop.productId, questionnaire_id: quiz.id, shopper_ref: 'cust-roomy' });
+      expect(started.status).toBe(201);
+      return (await answer(shop, started.body.id, { ...SHOPPER, ...extra })).recommendation as NonNullable<
+        Awaited<ReturnType<typeof answer>>['recommendation']
+      > & { adjustment: { size_steps: number; shopper_steps: number | null } };
+    };
+    const plain = await answered({});
+    const named = await answered({ usual_size: 'L' });
+    const { size_steps: steps, shopper_steps: own } = plain.adjustment;
+    expect(named.adjustment).toMatchObject({ size_steps: steps, shopper_steps: own });
+    expect(own as number).toBeGreaterThan(0.3);
+    const distribution = (r: typeof plain) =>
+      SIZES.map((label) => (label === r.size_label ? r.confidence : (r.alternatives.find((a) => a.size_label === label)?.confidence ?? 0)));
+    const body = distribution(plain);
+    const productSteps = steps - (own as number);
+    const expected = withUsualSize(body, SIZES.indexOf('L') + productSteps);
+    const doubled = withUsualSize(body, SIZES.indexOf('L') + steps);
+    // the two readings differ enough to tell apart
+    expect(Math.max(...expected.map((p, s) => Math.abs(p - doubled[s])))).toBeGreaterThan(0.05);
+    distribution(named).forEach((p, s) => expect(Math.abs(p - expected[s])).toBeLessThan(0.01));
+    expect(named.size_label).toBe(SIZES[expected.indexOf(Math.max(...expected))]);
   });
 
   it('stores only a keyed hash of the id, different in each store, and erases it on request', async () => {

@@ -281,7 +281,11 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     usual < 0 ? probability : withUsualSize(probability, usual + ADJUSTMENT_STEPS[fitAdjustment] + steps);
   const chartChoice = usual < 0 ? choose(stated) : likeliest(weighed(stated.probability, 0));
   // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
-  const learned = input.learned && { steps: round(input.learned.steps, 2), sd: round(Math.max(input.learned.sd, 0), 2) };
+  const learned = input.learned && {
+    steps: round(input.learned.steps, 2),
+    sd: round(Math.max(input.learned.sd, 0), 2),
+    shopperSteps: round(input.learned.shopperSteps ?? 0, 2),
+  };
   const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
   const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
   const { prepared, answer, answeredMask, answerNoise, components } = analysis;
@@ -299,7 +303,8 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     }
     probability = mixed;
   }
-  probability = weighed(probability, learned?.steps ?? 0);
+  // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
+  probability = weighed(probability, learned ? round(learned.steps - learned.shopperSteps, 2) : 0);
   const chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
   const alternatives: SizeProbability[] = probability
     .map((p, s) => ({ s, p }))

@@ -67,6 +67,12 @@ export interface RecommendInput {
 export interface LearnedShift {
   readonly steps: number;
   readonly sd: number;
+  /**
+   * The part of `steps` that is the returning shopper's own offset (docs/decisions/009-learning-from-outcomes.md), 0 or
+   * absent for anyone else. It moves the chart for her body like the rest, but not the size she names as usual: that
+   * size already carries her own preference, so it is read at the named size plus how the product runs.
+   */
+  readonly shopperSteps?: number | null;
 }
 
 export interface MeasurementUsed {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { recommend } from './recommend.js';
+import { recommend, sizeProbabilities } from './recommend.js';
+import { shiftedChart } from './learned-shift.js';
 import { bodyChart } from '../../../test/support/charts.js';
 import { usualSizeIndex, withUsualSize } from './usual-size.js';
+import type { LearnedShift } from './types.js';
 
 /** Chest ranges 8 cm wide. */
 const CHART = bodyChart(
@@ -15,14 +17,17 @@ const CHART = bodyChart(
   ],
 );
 
-/** A shopper who measured her chest, naming the size she usually wears (or not), on a product running `steps` small. */
-const shopper = (chest: number, usualSize?: string, steps?: number) =>
+/**
+ * A shopper who measured her chest, naming the size she usually wears (or not), on a product running `steps` small
+ * (or with what outcomes taught, given whole).
+ */
+const shopper = (chest: number, usualSize?: string, steps?: number | LearnedShift) =>
   recommend({
     chart: CHART,
     zoneWeights: { chest: 1 },
     fitAdjustment: 'true_to_size',
     shopper: { measured: { chest }, usualSize },
-    learned: steps === undefined ? undefined : { steps, sd: 0 },
+    learned: steps === undefined ? undefined : typeof steps === 'number' ? { steps, sd: 0 } : steps,
   });
 
 describe('the size she usually wears', () => {
@@ -61,5 +66,31 @@ describe('the size she usually wears', () => {
   it('reads her usual M as an L on a product that runs a size small', () => {
     expect(shopper(101.5, 'M', 1).sizeLabel).toBe('L');
     expect(shopper(101.5, 'M', 1).chartSizeLabel).toBe('M');
+  });
+
+  it('is read at how the product runs, not again at her own learned offset, which moves her body only', () => {
+    // a returning shopper who keeps a size up on a true-to-size product: the chart moves a step for her body, and the
+    // L she names is an L (her own preference is already in it), not an XL
+    const own: LearnedShift = { steps: 1, sd: 0, shopperSteps: 1 };
+    const body = sizeProbabilities({
+      chart: shiftedChart(CHART, 1),
+      zoneWeights: { chest: 1 },
+      fitAdjustment: 'true_to_size',
+      shopper: { measured: { chest: 101.5 } },
+    }).map((s) => s.probability);
+    const expected = withUsualSize(body, 2);
+    const r = shopper(101.5, 'L', own);
+    expect(r.sizeLabel).toBe('L');
+    expect(r.confidence).toBeCloseTo(expected[2], 3);
+    for (const a of r.alternatives) expect(a.confidence).toBeCloseTo(expected[['S', 'M', 'L', 'XL'].indexOf(a.sizeLabel)], 3);
+    // centred at XL, the double count, XL would take far more than this
+    expect(r.alternatives.find((a) => a.sizeLabel === 'XL')?.confidence ?? 0).toBeLessThan(0.3);
+    // half of it the product's, half hers: the named size moves by the product's half only
+    const split = shopper(101.5, 'L', { steps: 1, sd: 0, shopperSteps: 0.5 });
+    const halfExpected = withUsualSize(body, 2.5);
+    expect(split.confidence).toBeCloseTo(halfExpected[['S', 'M', 'L', 'XL'].indexOf(split.sizeLabel)], 3);
+    // for anyone else the whole offset is the product's
+    const product = shopper(101.5, 'L', 1);
+    expect(product.confidence).toBeCloseTo(withUsualSize(body, 3)[['S', 'M', 'L', 'XL'].indexOf(product.sizeLabel)], 3);
   });
 });

@@ -3,7 +3,9 @@
  * of the product's chart, each size's probability is weighed by how likely a shopper of that size is to name it,
  * N(named size + how the product runs, USUAL_SIZE_SD²) in size steps, and renormalised. A product that runs a size
  * small (learned, or the merchant's `runs_small`) moves the named size up by that much: her usual M is an L here.
- * A label the chart does not have tells nothing (another size system) and is left out.
+ * A returning shopper's own learned offset does not move it: the size she names already carries her preference (it
+ * moves the chart for her body, as the product's does). A label the chart does not have tells nothing (another size
+ * system) and is left out.
  */
 import type { FitAdjustment } from './types.js';
 
