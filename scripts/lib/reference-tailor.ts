@@ -1,8 +1,9 @@
 /**
  * The chart's own answer, written independently of the engine (scripts only): for a body chart, true to size, regular
- * fit, the smallest size (chart order) where no used zone exceeds the size's max; if every size is too small somewhere,
- * the size with the least Σ weight × excess / mean range width of the zone. The evaluation checks that the engine,
- * given measured values, always agrees.
+ * fit, the smallest size (chart order) that states every used zone (weighted, and stated by some size of the chart)
+ * with no body value above the size's max; if there is none, the size leaving the least weight of used zones unstated,
+ * then with the least Σ weight × excess / mean range width of the zone over the zones it states. The evaluation checks
+ * that the engine, given measured values, always agrees.
  */
 import type { Chart, Zone } from '../../src/fit/engine/types.js';
 
@@ -12,11 +13,13 @@ export function referenceBestSize(
   body: Readonly<Partial<Record<Zone, number>>>,
 ): number {
   if (chart.measurementType !== 'body') throw new Error('reference rule: body charts only');
-  const zones = (Object.keys(weights) as Zone[]).filter((z) => (weights[z] ?? 0) > 0);
+  const zones = (Object.keys(weights) as Zone[]).filter(
+    (z) => (weights[z] ?? 0) > 0 && chart.sizes.some((s) => s.measurements[z] !== undefined),
+  );
   const fitsAll = (i: number) =>
     zones.every((z) => {
       const range = chart.sizes[i].measurements[z];
-      return range === undefined || (body[z] as number) <= range.max;
+      return range !== undefined && (body[z] as number) <= range.max;
     });
   for (let i = 0; i < chart.sizes.length; i++) if (fitsAll(i)) return i;
   const meanWidth = (z: Zone) => {
@@ -28,14 +31,18 @@ export function referenceBestSize(
     return m > 0 ? m : 1;
   };
   let best = 0;
+  let bestUnstated = Infinity;
   let bestExcess = Infinity;
   chart.sizes.forEach((s, i) => {
+    let unstated = 0;
     let excess = 0;
     for (const z of zones) {
       const r = s.measurements[z];
-      if (r !== undefined) excess += ((weights[z] as number) * Math.max(0, (body[z] as number) - r.max)) / meanWidth(z);
+      if (r === undefined) unstated += weights[z] as number;
+      else excess += ((weights[z] as number) * Math.max(0, (body[z] as number) - r.max)) / meanWidth(z);
     }
-    if (excess < bestExcess) {
+    if (unstated < bestUnstated || (unstated === bestUnstated && excess < bestExcess)) {
+      bestUnstated = unstated;
       bestExcess = excess;
       best = i;
     }

@@ -134,6 +134,38 @@ describe('recommend', () => {
     expect(snug.fit).toEqual({ chest: 'snug', waist: 'snug' });
   });
 
+  it('never takes a size that does not state a weighted zone as containing the body there, and judges that zone', () => {
+    // S states no waist: it cannot be said to hold one
+    const partial: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
+        { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
+        { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
+      ],
+    };
+    const on = (shopper: Partial<Shopper>) => recommend(input(shopper, { chart: partial, zoneWeights: { chest: 1, waist: 1 } }));
+    const measured = (waist: number) => on({ measured: { chest: 90, waist } });
+    expect(measured(80)).toMatchObject({ sizeLabel: 'M', fit: { chest: 'loose', waist: 'loose' } });
+    // the L is too large at the chest, but S and M hold no such waist
+    expect(measured(90)).toMatchObject({ sizeLabel: 'L', fit: { chest: 'too_large', waist: 'regular' } });
+    expect(measured(99)).toMatchObject({ sizeLabel: 'L', fit: { chest: 'too_large', waist: 'too_small' } });
+    for (const r of [measured(80), measured(90), measured(99)]) {
+      expect(r.alternatives.map((a) => a.sizeLabel)).not.toContain('S');
+      expect(r.confidence).toBeGreaterThan(0.9);
+    }
+    // estimated: no draw lands on S, and the chosen size is judged on the waist too
+    const estimated = on({ heightCm: 165, weightKg: 55, sex: 'female' });
+    expect(estimated.sizeLabel).not.toBe('S');
+    expect(estimated.alternatives.map((a) => a.sizeLabel)).not.toContain('S');
+    expect(Object.keys(estimated.fit).sort()).toEqual(['chest', 'waist']);
+    // the waist does not matter: S holds the chest, and is judged on it alone
+    const chestOnly = recommend(input({ measured: { chest: 90, waist: 99 } }, { chart: partial, zoneWeights: { chest: 1 } }));
+    expect(chestOnly).toMatchObject({ sizeLabel: 'S', fit: { chest: 'regular' } });
+    expect(chestOnly.fit.waist).toBeUndefined();
+  });
+
   it('uses an answered zone to condition the estimated ones', () => {
     const base = { heightCm: 175, weightKg: 80, sex: 'male' as const };
     const plain = recommend(input(base));

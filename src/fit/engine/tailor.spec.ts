@@ -76,16 +76,52 @@ describe("the tailor's rule", () => {
     expect(pick({ chest: 100, waist: 93 }, { zoneWeights: { hip: 1 } })).toBe('L');
   });
 
-  it('does not constrain a size by a zone it does not define', () => {
+  it('never takes a size that does not state a weighted zone the chart states for others as containing the body there', () => {
     const partial: Chart = {
       measurementType: 'body',
       easeCm: 0,
       sizes: [
-        { label: 'S', measurements: { chest: { min: 88, max: 96 } } },
-        { label: 'M', measurements: { chest: { min: 96, max: 104 }, waist: { min: 82, max: 90 } } },
+        { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
+        { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
+        { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
       ],
     };
-    expect(pick({ chest: 92, waist: 120 }, { chart: partial, zoneWeights: { chest: 1, waist: 1 } })).toBe('S');
+    const both = { chart: partial, zoneWeights: { chest: 1, waist: 1 } };
+    // S cannot be said to hold any waist: the smallest size that contains both zones
+    expect(pick({ chest: 90, waist: 70 }, both)).toBe('M');
+    expect(pick({ chest: 90, waist: 80 }, both)).toBe('M');
+    expect(pick({ chest: 90, waist: 90 }, both)).toBe('L');
+    // no size contains the waist: the least excess among the sizes that state every zone, not S
+    expect(pick({ chest: 90, waist: 99 }, both)).toBe('L');
+    expect(pick({ chest: 92, waist: 120 }, both)).toBe('L');
+    // a zone that does not matter constrains nothing
+    expect(pick({ chest: 90, waist: 99 }, { chart: partial, zoneWeights: { chest: 1, waist: 0 } })).toBe('S');
+    // no weighted zone stated: every zone the chart states, weight 1, under the same rule
+    expect(pick({ chest: 90, waist: 80 }, { chart: partial, zoneWeights: { hip: 1 } })).toBe('M');
+  });
+
+  it('where no size states every used zone, prefers the size leaving the least weight unstated, then the least excess', () => {
+    const crossed: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'A', measurements: { chest: { min: 86, max: 94 } } },
+        { label: 'B', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
+        { label: 'C', measurements: { waist: { min: 87, max: 95 } } },
+        { label: 'D', measurements: { chest: { min: 102, max: 110 } } },
+      ],
+    };
+    // B states both: only B can contain the body
+    expect(pick({ chest: 90, waist: 80 }, { chart: crossed, zoneWeights: { chest: 1, waist: 1 } })).toBe('B');
+    expect(pick({ chest: 100, waist: 80 }, { chart: crossed, zoneWeights: { chest: 1, waist: 1 } })).toBe('B');
+    // B too small: B still, the only size that states every zone
+    expect(pick({ chest: 108, waist: 90 }, { chart: crossed, zoneWeights: { chest: 1, waist: 1 } })).toBe('B');
+    const noneComplete: Chart = { ...crossed, sizes: crossed.sizes.filter((size) => size.label !== 'B') };
+    // chest weighs more: a size that states the chest, the least excess of those
+    expect(pick({ chest: 100, waist: 90 }, { chart: noneComplete, zoneWeights: { chest: 2, waist: 1 } })).toBe('D');
+    expect(pick({ chest: 90, waist: 90 }, { chart: noneComplete, zoneWeights: { chest: 2, waist: 1 } })).toBe('A');
+    // waist weighs more: C
+    expect(pick({ chest: 90, waist: 90 }, { chart: noneComplete, zoneWeights: { chest: 1, waist: 2 } })).toBe('C');
   });
 
   it('garment charts subtract the ease: halved for tighter, ×1.5 for looser', () => {

@@ -7,9 +7,12 @@
  *   keeps the ranges in chart order (a third of each range's own width would not, when widths differ); with equal
  *   widths it is the same.
  * - A zone is too small when the body exceeds the effective upper bound; `looser` also wants a quarter of the width of
- *   room (x ≤ upper − width/4). A size that does not define a zone is not constrained by it.
- * - Best size: the smallest size (chart order) with no used zone too small; if every size is too small somewhere, the
- *   size with the least Σ weight × excess / (the zone's mean range width in the chart).
+ *   room (x ≤ upper − width/4). A size that does not state a used zone (one the chart states for other sizes) cannot
+ *   be said to contain the body there: it never counts as fitting (the contract: "the smallest size that contains
+ *   every weighted zone").
+ * - Best size: the smallest size (chart order) with every used zone stated and none too small; if there is none, the
+ *   size leaving the least weight of used zones unstated, then with the least Σ weight × excess / (the zone's mean
+ *   range width in the chart) over the zones it states, then the smaller.
  */
 import type { Chart, ChartSize, FitAdjustment, FitPreference, FitVerdict, Zone, ZoneWeights } from './types.js';
 import { ZONES } from './types.js';
@@ -77,12 +80,14 @@ export interface PreparedChart {
   readonly zones: readonly Zone[];
   /** ZONES index of each used zone. */
   readonly zoneIndex: readonly number[];
-  /** thresholds[s·k + j]: too small above this (cm); +Infinity when size s does not define zone j. */
+  /** thresholds[s·k + j]: too small above this (cm); −Infinity when size s does not state zone j (never contains it). */
   readonly thresholds: Float64Array;
   /** log of thresholds (−Infinity for a threshold ≤ 0). */
   readonly logThresholds: Float64Array;
   /** weight / mean range width of each used zone, for the fallback excess. */
   readonly excessScale: Float64Array;
+  /** Σ weight of the used zones each size does not state: the fallback's first criterion (0 for a complete size). */
+  readonly unstatedWeight: Float64Array;
 }
 
 export function prepareChart(
@@ -97,10 +102,12 @@ export function prepareChart(
   const thresholds = new Float64Array(sizes.length * k);
   const logThresholds = new Float64Array(sizes.length * k);
   const excessScale = new Float64Array(k);
+  const unstatedWeight = new Float64Array(sizes.length);
   used.forEach(({ zone, weight }, j) => {
     sizes.forEach((size, s) => {
       const bounds = effectiveBounds(chart, size, zone, fitPreference, fitAdjustment);
-      const t = bounds === undefined ? Infinity : tooSmallThreshold(bounds, fitPreference);
+      if (bounds === undefined) unstatedWeight[s] += weight;
+      const t = bounds === undefined ? -Infinity : tooSmallThreshold(bounds, fitPreference);
       thresholds[s * k + j] = t;
       logThresholds[s * k + j] = t > 0 ? Math.log(t) : -Infinity;
     });
@@ -114,23 +121,34 @@ export function prepareChart(
     thresholds,
     logThresholds,
     excessScale,
+    unstatedWeight,
   };
 }
 
-/** Fallback when every size is too small somewhere: least weighted, width-normalised excess (ties: smaller size). */
+/**
+ * Fallback when no size contains the body: the least weight of used zones left unstated (a size that states them all
+ * first), then the least weighted, width-normalised excess over the zones it states (ties: smaller size).
+ */
 export function leastExcessSize(prepared: PreparedChart, valuesCm: ArrayLike<number>): number {
   const k = prepared.zones.length;
-  let best = 0;
+  const { thresholds, excessScale, unstatedWeight } = prepared;
+  let best = -1;
+  let bestUnstated = Infinity;
   let bestExcess = Infinity;
   for (let s = 0; s < prepared.labels.length; s++) {
+    const unstated = unstatedWeight[s];
+    if (unstated > bestUnstated) continue;
     let excess = 0;
     for (let j = 0; j < k; j++) {
-      const over = valuesCm[j] - prepared.thresholds[s * k + j];
-      if (over > 0) excess += over * prepared.excessScale[j];
+      const t = thresholds[s * k + j];
+      if (t === -Infinity) continue;
+      const over = valuesCm[j] - t;
+      if (over > 0) excess += over * excessScale[j];
     }
-    if (excess < bestExcess) {
-      bestExcess = excess;
+    if (best < 0 || unstated < bestUnstated || excess < bestExcess) {
       best = s;
+      bestUnstated = unstated;
+      bestExcess = excess;
     }
   }
   return best;
