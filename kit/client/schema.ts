@@ -1763,7 +1763,7 @@ export interface components {
                 };
             };
             /**
-             * @description The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`).
+             * @description The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`, then `.shopper.<size steps>` for a returning shopper's own part).
              * @example civilian-20261125-7482d186
              */
             model_version: string;

@@ -212,7 +212,8 @@ export class RecommendationResponse extends SizeProbabilityResponse {
   measurements: StoredRecommendation['measurements'];
 
   @ApiProperty({
-    description: 'The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`).',
+    description:
+      "The body model, and the learned offset used when there is one (`…+learned.<size steps>.<sd>`, then `.shopper.<size steps>` for a returning shopper's own part).",
     example: 'civilian-20261125-7482d186',
   })
   model_version: string;

@@ -105,6 +105,10 @@ describe('recommend with a learned offset', () => {
     expect(plain.chartSizeLabel).toBe('M');
     expect(learned.chartSizeLabel).toBe('M');
     expect(learned.modelVersion).toBe(`${plain.modelVersion}+learned.0.50.0.10`);
+    // her own part of the offset changes what her usual size means, so it is named too
+    expect(measured(100, 81, { steps: 0.5, sd: 0.1, shopperSteps: 0.25 }).modelVersion).toBe(
+      `${plain.modelVersion}+learned.0.50.0.10.shopper.0.25`,
+    );
     expect(measured(100, 81, { steps: 0, sd: 0 })).toMatchObject({ sizeLabel: 'M', confidence: plain.confidence });
   });
 

@@ -25,6 +25,7 @@ import {
   SEXES,
   ZONES,
   type FitVerdict,
+  type LearnedShift,
   type MeasurementUsed,
   type Recommendation,
   type RecommendInput,
@@ -371,6 +372,12 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     fit,
     measurements,
     chartSizeLabel: stated.prepared.labels[chartChoice],
-    modelVersion: learned ? `${bodyModel.version}+learned.${learned.steps.toFixed(2)}.${learned.sd.toFixed(2)}` : bodyModel.version,
+    modelVersion: learned ? `${bodyModel.version}+${learnedVersion(learned)}` : bodyModel.version,
   };
+}
+
+/** The learned state used, as `model_version` names it: the offset and its sd, and her own part of it when she has one. */
+function learnedVersion({ steps, sd, shopperSteps }: LearnedShift): string {
+  const own = shopperSteps ? `.shopper.${shopperSteps.toFixed(2)}` : '';
+  return `learned.${steps.toFixed(2)}.${sd.toFixed(2)}${own}`;
 }
