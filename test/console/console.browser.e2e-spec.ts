@@ -47,6 +47,8 @@ const SECRET = /^sfk_[0-9A-Za-z]{46}$/;
 const SHOP = 'demo-shop.myshopify.com';
 const PASSWORD = 'violet tapestry marching north';
 const RUN = randomBytes(3).toString('hex');
+/** A key name with no break opportunity, as long as names may be. */
+const LONG_NAME = 'checkout_backend_production_europe_west1_primary_'.repeat(4);
 
 const suite = SKIP_BROWSER_TESTS ? describe.skip : describe;
 
@@ -151,6 +153,27 @@ suite('seller console in Chromium', () => {
     const secret = (await page.locator('#new-secret').textContent())?.trim() ?? '';
     expect(secret).toMatch(SECRET);
     return secret;
+  }
+
+  /**
+   * Every active key's Revoke button in sight: inside the viewport and inside its table's visible box, the table not
+   * scrolling sideways. A long name without break opportunities must wrap rather than push the buttons away.
+   */
+  async function revokeButtonsOutOfSight(page: Page): Promise<string[]> {
+    return page.evaluate<string[]>(`(() => {
+      const width = document.documentElement.clientWidth;
+      const wrap = document.querySelector('#keys .table-wrap');
+      if (!wrap) return ['no keys table'];
+      const box = wrap.getBoundingClientRect();
+      const problems = wrap.scrollWidth > wrap.clientWidth + 1 ? ['keys table scrolls sideways: ' + wrap.scrollWidth + ' > ' + wrap.clientWidth] : [];
+      for (const row of document.querySelectorAll('tr[data-key-id][data-status="active"]')) {
+        const button = row.querySelector('td.actions button');
+        const b = button ? button.getBoundingClientRect() : null;
+        if (!b || b.width === 0 || b.right > Math.min(width, box.right) + 0.5 || b.left < box.left - 0.5)
+          problems.push('Revoke of ' + row.getAttribute('data-key-id') + (b ? ' at ' + Math.round(b.left) + '–' + Math.round(b.right) : ' missing'));
+      }
+      return problems;
+    })()`);
   }
 
   it('signs up, issues and revokes a key, connects the shop through the platform, shows metrics, logs out and in', async () => {
@@ -287,9 +310,13 @@ suite('seller console in Chromium', () => {
       await fits('store');
       await issueKeyInBrowser(page, watched, 'Phone checkout backend with a longer name', ['catalog', 'fit']);
       await fits('store, new secret');
+      // a name with nowhere to break (names may be 200 characters) wraps, in the notice and in the list
+      await issueKeyInBrowser(page, watched, LONG_NAME, ['fit']);
+      await fits('store, new secret with a long name');
       await navigate(page, watched, () => page.goto(url(storePath())));
-      expect(await page.locator('tr[data-key-id]').count()).toBeGreaterThanOrEqual(1);
+      expect(await page.locator('tr[data-key-id]').count()).toBeGreaterThanOrEqual(2);
       await fits('store with keys');
+      await expect(revokeButtonsOutOfSight(page)).resolves.toEqual([]);
       await shot(page, 'store-phone');
 
       const toMetrics = await navigate(page, watched, () => page.getByRole('link', { name: 'Metrics' }).click());
@@ -323,6 +350,26 @@ suite('seller console in Chromium', () => {
       await navigate(page, watched, () => page.getByRole('link', { name: 'Password' }).click());
       await fits('change password');
 
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+  it('keeps a long key name inside the page on a desktop screen, every Revoke button in sight', async () => {
+    const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    try {
+      await signUpInBrowser(page, watched, `desktop-${RUN}@northwind.example`, false);
+      await navigate(page, watched, () => page.locator(`a[data-store-id="${shop.storeId}"]`).click());
+      await issueKeyInBrowser(page, watched, 'Desktop backend', ['fit']);
+      await issueKeyInBrowser(page, watched, LONG_NAME.slice(0, 150), ['fit']);
+      const notice = await horizontalOverflow(page);
+      expect(notice).toEqual({ scrollWidth: 1280, clientWidth: 1280, offenders: [] });
+      await navigate(page, watched, () => page.goto(url(storePath())));
+      const list = await horizontalOverflow(page);
+      expect(list).toEqual({ scrollWidth: 1280, clientWidth: 1280, offenders: [] });
+      await expect(revokeButtonsOutOfSight(page)).resolves.toEqual([]);
       expect(watched.problems).toEqual([]);
     } finally {
       await context.close();
