@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
 import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
-import { ANONYMOUS_COOKIE, clearTokenCookie, csrfToken, readToken, SESSION_COOKIE, setTokenCookie } from '../auth/console-credentials.js';
+import { ANONYMOUS_COOKIE, clearTokenCookie, readToken, SESSION_COOKIE, setTokenCookie } from '../auth/console-credentials.js';
 import { type ConsoleIdentity, CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';
@@ -123,10 +123,11 @@ export class ConsoleAccountsController {
     this.pages.redirect(response, '/console/login');
   }
 
+  /** `?changed=1` is where a successful change leads: the notice on a page a reload does not send again. */
   @Get('password')
   @ConsolePage({ signedIn: true })
-  passwordForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
-    this.pages.send(response, 200, passwordPage(page));
+  passwordForm(@CurrentPage() page: PageContext, @Query('changed') changed: unknown, @Res() response: Response): void {
+    this.pages.send(response, 200, passwordPage(page, { changed: changed === '1' }));
   }
 
   @Post('password')
@@ -146,9 +147,10 @@ export class ConsoleAccountsController {
     );
     if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds);
     if (!result.ok) return this.pages.send(response, 422, passwordPage(page, { errors: result.errors }));
-    // The old session is gone with the others: this browser continues on a new one, with a new CSRF token.
+    // The old session is gone with the others: this browser continues on a new one (and the next page's forms carry
+    // its CSRF token). A redirect, so that reloading the notice does not send the form again with the old token.
     setTokenCookie(response, SESSION_COOKIE, result.token, this.accounts.secureCookies);
-    this.pages.send(response, 200, passwordPage({ ...page, csrfToken: csrfToken(result.token) }, { changed: true }));
+    this.pages.redirect(response, '/console/password?changed=1');
   }
 
   private signedIn(response: Response, token: string): void {

@@ -266,14 +266,23 @@ describe('changing a console password', () => {
     expect(Object.keys(fieldErrors(short.text))).toEqual(['new_password']);
     expect(await signedIn(elsewhere)).toBe(true);
 
+    // post/redirect/get: the notice is a page of its own, so a reload shows it again rather than sending the form again
     const changed = await me.post('/console/password', { current_password: PASSWORD, new_password: next });
-    expect(changed.status).toBe(200);
-    expect(findAll(changed.text, 'p', { 'data-status': 'password_changed' })).toHaveLength(1);
+    expect({ status: changed.status, location: changed.headers.location }).toEqual({
+      status: 303,
+      location: '/console/password?changed=1',
+    });
     expect(setCookies(changed, 'sf_console')).toHaveLength(1);
+    for (let reload = 0; reload < 2; reload++) {
+      const notice = await me.page('/console/password?changed=1');
+      expect(findAll(notice.text, 'p', { 'data-status': 'password_changed' })).toHaveLength(1);
+    }
+    expect(findAll((await me.page('/console/password')).text, 'p', { 'data-status': 'password_changed' })).toHaveLength(0);
     expect(await signedIn(me)).toBe(true);
     expect(await signedIn(elsewhere)).toBe(false);
     // the new page's forms carry the new session's token
-    expect((await me.post('/console/password', { current_password: next, new_password: `${next} again` })).status).toBe(200);
+    await me.page('/console/password?changed=1');
+    expectSeeOther(await me.post('/console/password', { current_password: next, new_password: `${next} again` }), '/console/password');
 
     expect((await new ConsoleClient(t).submitLogIn({ email: me.email, password: PASSWORD })).status).toBe(401);
     await logIn(t, { email: me.email, password: `${next} again` });
