@@ -160,7 +160,6 @@ export class ConsoleAccountsController {
   }
 
   private tooManyAttempts(page: PageContext, response: Response, retryAfterSeconds: number): void {
-    const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
     this.pages.send(
       response,
       429,
@@ -168,12 +167,19 @@ export class ConsoleAccountsController {
         status: 429,
         code: 'too_many_attempts',
         title: 'Too many attempts',
-        message: `Too many failed attempts from here or for this account. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        message: `Too many failed attempts from here or for this account. Try again in ${waitInWords(retryAfterSeconds)}.`,
         back: { href: '/console/login', label: 'Back to log in' },
       }),
       { 'Retry-After': String(retryAfterSeconds) },
     );
   }
+}
+
+/** The wait Retry-After names, as a person reads it: seconds under a minute, else whole minutes rounded up. */
+function waitInWords(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 const clientAddress = (request: Request): string => request.ip ?? request.socket.remoteAddress ?? 'unknown';

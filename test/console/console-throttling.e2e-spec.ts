@@ -12,6 +12,7 @@ import {
   PASSWORD,
   setCookies,
   signUp,
+  textOf,
   uniqueEmail,
 } from '../support/console-client.js';
 import { sessionsOfEmail } from '../support/console-fixtures.js';
@@ -34,6 +35,11 @@ function expectThrottled(response: Response): void {
   expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
   expect(Number(retryAfter)).toBeLessThanOrEqual(15 * 60);
   expect(setCookies(response, 'sf_console')).toEqual([]);
+  // the page names the same wait: seconds under a minute, whole minutes (rounded up) from one minute on
+  const seconds = Number(retryAfter);
+  const minutes = Math.ceil(seconds / 60);
+  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  expect(textOf(response.text)).toContain(`Try again in ${wait}.`);
 }
 
 const wrongPassword = `${PASSWORD} (wrong)`;
