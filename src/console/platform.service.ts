@@ -75,8 +75,8 @@ const platformNotConfigured = () =>
   new ConsoleError(
     'platform_not_configured',
     409,
-    'Platform connection not configured',
-    'This service has no platform app configured (PLATFORM_CLIENT_ID, PLATFORM_CLIENT_SECRET, TOKEN_ENCRYPTION_KEY).',
+    'Connecting a shop is not available',
+    'Connecting a shop isn’t available on this service, so nothing was connected; ask whoever runs your Size-Fit service.',
   );
 
 /**

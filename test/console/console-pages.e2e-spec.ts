@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { useApp } from '../support/app.js';
+import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import {
   auditConsoleAnswers,
   ConsoleClient,
@@ -53,6 +53,20 @@ describe('seller console', () => {
       const forged = new ConsoleClient(t);
       forged.setCookie('sf_console', randomBytes(32).toString('base64url'));
       expectSeeOther(await forged.get(path), '/console/login');
+    });
+
+    it('tells a merchant without stores how one is made, the API only as a hint for developers', async () => {
+      const merchant = await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: 'No stores yet' });
+      expect(merchant.status).toBe(201);
+      const client = await signUp(t, merchant.body.api_key.secret as string);
+      const empty = find((await client.page('/console')).text, 'section', { 'data-empty': 'stores' });
+      const [first, ...rest] = findAll(empty.inner, 'p');
+      expect(first.text).toMatch(/no stores yet/i);
+      expect(first.text).toMatch(/admin key/);
+      expect(first.text).not.toMatch(/POST|\/v1\//);
+      expect(rest.map((p) => ({ class: p.attrs.class, api: p.text.includes('POST /v1/stores') }))).toEqual([
+        { class: 'muted small', api: true },
+      ]);
     });
 
     it('takes a signed-in browser from /console/login to /console, and shows the form again once it signed out', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { startApp, type TestApp } from '../support/app.js';
-import { expectErrorPage, expectSeeOther as expectRedirect, signUp, transcript } from '../support/console-client.js';
+import { expectErrorPage, expectSeeOther as expectRedirect, find, signUp, textOf, transcript } from '../support/console-client.js';
 import { SHOP } from '../support/console-fixtures.js';
 import { createTenant } from '../support/fixtures.js';
 import {
@@ -129,6 +129,18 @@ describe('console: platform connection not configured', () => {
     const params = { code: 'abc', shop: SHOP, state: randomBytes(32).toString('base64url'), timestamp: String(nowSeconds()) };
     expectErrorPage(await callback(session, { ...params, hmac: signCallback(params, 'any') }), 409, 'platform_not_configured');
     expect(await connections(t, tenant.storeId)).toEqual([]);
+  });
+
+  it('tells the merchant in plain words, not in settings, that connecting is unavailable and whom to ask', async () => {
+    const tenant = await createTenant(t);
+    const session = await signUp(t, tenant);
+    const section = textOf(platformSection((await storePage(session, tenant.storeId)).text).markup);
+    const refused = await connect(session, tenant.storeId, SHOP, false);
+    const page = textOf(find(refused.text, 'main').inner);
+    for (const text of [section, page]) {
+      expect(text).toContain('ask whoever runs your Size-Fit service');
+      expect(text).not.toMatch(/README|[A-Z]{2,}_[A-Z_]{2,}|configured/);
+    }
   });
 });
 

@@ -14,7 +14,11 @@ export function storesPage(context: PageContext, stores: readonly StoreResponse[
     html`<h1>Stores</h1>
 ${
   stores.length === 0
-    ? html`<section class="card"><p>This merchant has no stores yet. Create one with <code>POST /v1/stores</code> and an admin key.</p></section>`
+    ? html`<section class="card" data-empty="stores">
+  <p>You have no stores yet. A store is made with your merchant admin key, usually by whoever connects your shop’s
+  backend to Size-Fit; it appears here as soon as it exists.</p>
+  <p class="muted small">For developers: <code>POST /v1/stores</code> with the admin key.</p>
+</section>`
     : html`<ul class="store-list">${stores.map(
         (store) => html`<li class="card">
     <a data-store-id="${store.id}" href="/console/stores/${store.id}">${store.name}</a>
@@ -175,7 +179,7 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
       <button type="submit" class="primary">Connect</button>
     </form>
     ${fieldError(errors, 'shop')}`
-        : html`<p class="muted">The platform connection is not configured on this service (see the README: <code>PLATFORM_CLIENT_ID</code>).</p>`
+        : html`<p class="muted">Connecting a shop isn’t available on this service; ask whoever runs your Size-Fit service.</p>`
   }
 </section>`;
 }
