@@ -2,6 +2,7 @@ import { All, Controller, Get, NotFoundException, Param, Res, UseFilters } from 
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { consoleAssets } from './console-assets.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 
@@ -26,6 +27,6 @@ export class ConsoleNotFoundController {
   @All('*path')
   @Public()
   notFound(): never {
-    throw new NotFoundException();
+    throw new ProblemError('not_found', 'There is no page at this address. It may have moved, or the link may be mistyped.');
   }
 }

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
-import { clearTokenCookie, readToken, SESSION_COOKIE } from '../auth/console-credentials.js';
+import { clearTokenCookie, csrfToken, readToken, SESSION_COOKIE } from '../auth/console-credentials.js';
 import { PROBLEMS } from '../common/problems/problem-catalog.js';
 import { asProblem } from '../common/problems/problem-details.filter.js';
 import type { ProblemPages } from '../common/problems/problem-pages.js';
@@ -10,6 +10,7 @@ import { redactSecrets } from '../common/http/redact.js';
 import { ConsoleError } from './console-error.js';
 import { PageSender, pageContext } from './console-pages.js';
 import { errorPage } from './pages/account-pages.js';
+import type { PageContext } from './pages/layout.js';
 
 /** Console failures as pages: a sign-in for a missing session, an error page for the rest. Never JSON. */
 @Catch()
@@ -47,7 +48,25 @@ export class ConsolePageFilter implements ExceptionFilter {
       return;
     }
     if (problem.status >= 500) this.logger.error({ err: exception, request_id: request.id }, 'console page failed');
-    sendProblemPage(this.pages, request, response, problem, back);
+    void this.signedInContext(request).then(
+      (signedIn) => sendProblemPage(this.pages, request, response, problem, back, signedIn),
+      (error: unknown) => {
+        this.logger.error({ err: error, request_id: request.id }, 'console error page could not read the session');
+        sendProblemPage(this.pages, request, response, problem, back);
+      },
+    );
+  }
+
+  /**
+   * The page's header for a signed-in browser even where no route read the session (an unknown address under
+   * /console, a refusal before the route): its email, Access, Password and a Log out form with the session's token.
+   */
+  private async signedInContext(request: Request): Promise<PageContext> {
+    if (request.console?.identity) return pageContext(request);
+    const token = readToken(request, SESSION_COOKIE);
+    const identity = token === null ? null : await this.accounts.authenticate(token);
+    if (token === null || identity === null) return pageContext(request);
+    return { csrfToken: csrfToken(token), email: identity.email };
   }
 }
 
@@ -58,15 +77,21 @@ function sendProblemPage(
   response: Response,
   problem: ProblemError,
   back?: { href: string; label: string },
+  context: PageContext = pageContext(request),
 ): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
   const message =
     problem.code === 'internal_error'
       ? 'Something failed inside the service. Try again; if it keeps failing, quote the request id below.'
       : redactSecrets(problem.errors?.map((error) => error.message).join('; ') || problem.detail || PROBLEMS[problem.code].title);
-  const page = errorPage(pageContext(request), {
+  const page = errorPage(context, {
     status: problem.status,
     code: problem.code,
-    title: PROBLEMS[problem.code].title,
+    // in a web console "not found" is a page: an unknown address, or a store that is not (or not yours)
+    title: problem.code === 'not_found' ? 'Page not found' : PROBLEMS[problem.code].title,
     message,
     back,
     requestId: String(request.id ?? ''),

@@ -6,6 +6,7 @@ import {
   auditConsoleAnswers,
   ConsoleClient,
   errorCode,
+  expectErrorPage,
   expectPage,
   expectSeeOther,
   find,
@@ -184,6 +185,36 @@ describe('seller console', () => {
         expect(response.headers['cache-control']).toMatch(/\bno-store\b/);
         if (response.status === 404) expect(errorCode(response.text)).toBe('not_found');
         else expect(response.headers.location).toMatch(/^\/console(\/|$)/);
+      },
+    );
+
+    it.each([['/console/nope'], ['/console/stores/{store}/nope'], ['/console/stores/{unknown}']])(
+      'keeps the signed-in header on the not-found page of %s, titled "Page not found"',
+      async (template) => {
+        const tenant = await createTenant(t);
+        const client = await signUp(t, tenant);
+        const path = template.replace('{store}', tenant.storeId).replace('{unknown}', randomUUID());
+
+        const missing = await client.get(path);
+        expectErrorPage(missing, 404, 'not_found');
+        expect(find(missing.text, 'title').text).toMatch(/^Page not found ·/);
+        expect(find(missing.text, 'h1').text).toBe('Page not found');
+        expect(find(missing.text, 'main').text).not.toMatch(/route/i);
+        expect(find(missing.text, 'span', { id: 'account-email' }).text).toBe(client.email);
+        expect(findAll(missing.text, 'a', { href: '/console/access' })).toHaveLength(1);
+        expect(findAll(missing.text, 'a', { href: '/console/password' })).toHaveLength(1);
+        // its Log out form carries this session's token and works
+        expect(findAll(missing.text, 'form', { action: '/console/logout' })).toHaveLength(1);
+        expectSeeOther(await client.logOut(), '/console/login');
+        expectSeeOther(await client.get('/console'), '/console/login');
+
+        // without a valid session the same address shows no account
+        const anonymous = await new ConsoleClient(t).get('/console/nope');
+        expectErrorPage(anonymous, 404, 'not_found');
+        expect(findAll(anonymous.text, 'span', { id: 'account-email' })).toHaveLength(0);
+        const ended = new ConsoleClient(t);
+        ended.setCookie('sf_console', randomBytes(32).toString('base64url'));
+        expect(findAll((await ended.get('/console/nope')).text, 'span', { id: 'account-email' })).toHaveLength(0);
       },
     );
 
