@@ -12,6 +12,7 @@ import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js'
 import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { storesPage } from './pages/store-pages.js';
+import { safeReturnPath } from './return-path.js';
 
 /** Sign-up, sign-in, sign-out, the password, who has access, and the list of the merchant's stores. */
 @ApiExcludeController()
@@ -36,13 +37,23 @@ export class ConsoleAccountsController {
     this.pages.send(response, 200, storesPage(page, stores.data, stores.next_cursor));
   }
 
-  /** Someone already signed in (a bookmark, the back button) is taken home rather than asked to sign in again. */
+  /**
+   * Someone already signed in (a bookmark, the back button) is taken on rather than asked to sign in again.
+   * `ended=1`: a session of this browser ended (console-page.filter.ts); `return`: where to go after signing in.
+   */
   @Get('login')
   @ConsolePage({ signedIn: false })
-  async logInForm(@CurrentPage() page: PageContext, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async logInForm(
+    @CurrentPage() page: PageContext,
+    @Query('ended') ended: unknown,
+    @Query('return') back: unknown,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const returnTo = safeReturnPath(back);
     const token = readToken(request, SESSION_COOKIE);
-    if (token !== null && (await this.accounts.authenticate(token)) !== null) return this.pages.redirect(response, '/console');
-    this.pages.send(response, 200, logInPage(page));
+    if (token !== null && (await this.accounts.authenticate(token)) !== null) return this.pages.redirect(response, returnTo ?? '/console');
+    this.pages.send(response, 200, logInPage(page, { ended: ended === '1', returnTo }));
   }
 
   @Post('login')
@@ -54,10 +65,11 @@ export class ConsoleAccountsController {
     @Res() response: Response,
   ): Promise<void> {
     const email = formText(body, 'email');
+    const returnTo = safeReturnPath(formText(body, 'return'));
     const result = await this.accounts.logIn(email, formText(body, 'password'), clientAddress(request));
-    if (result.ok) return this.signedIn(response, result.token);
+    if (result.ok) return this.signedIn(response, result.token, returnTo ?? '/console');
     if (result.reason === 'too_many_attempts') return this.tooManyAttempts(page, response, result.retryAfterSeconds);
-    this.pages.send(response, 401, logInPage(page, { email, failed: true }));
+    this.pages.send(response, 401, logInPage(page, { email, failed: true, returnTo }));
   }
 
   @Get('signup')
@@ -153,10 +165,10 @@ export class ConsoleAccountsController {
     this.pages.redirect(response, '/console/password?changed=1');
   }
 
-  private signedIn(response: Response, token: string): void {
+  private signedIn(response: Response, token: string, next = '/console'): void {
     setTokenCookie(response, SESSION_COOKIE, token, this.accounts.secureCookies);
     clearTokenCookie(response, ANONYMOUS_COOKIE, this.accounts.secureCookies);
-    this.pages.redirect(response, '/console');
+    this.pages.redirect(response, next);
   }
 
   private tooManyAttempts(page: PageContext, response: Response, retryAfterSeconds: number): void {

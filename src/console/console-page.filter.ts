@@ -11,6 +11,7 @@ import { ConsoleError } from './console-error.js';
 import { PageSender, pageContext } from './console-pages.js';
 import { errorPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
+import { logInAddress, returnPathOf } from './return-path.js';
 
 /** Console failures as pages: a sign-in for a missing session, an error page for the rest. Never JSON. */
 @Catch()
@@ -43,8 +44,12 @@ export class ConsolePageFilter implements ExceptionFilter {
     }
     const problem = asProblem(exception);
     if (problem.code === 'unauthenticated') {
-      if (readToken(request, SESSION_COOKIE) !== null) clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
-      this.pages.redirect(response, '/console/login');
+      // A session cookie that no longer opens a session: signed out elsewhere, or idle too long. The sign-in page says
+      // so, and leads back to where the person was. A browser that never signed in is sent to the bare sign-in page:
+      // nothing of the address it asked for (a store's id) is echoed to it.
+      const ended = readToken(request, SESSION_COOKIE) !== null;
+      if (ended) clearTokenCookie(response, SESSION_COOKIE, this.accounts.secureCookies);
+      this.pages.redirect(response, logInAddress({ ended, back: ended ? returnPathOf(request) : null }));
       return;
     }
     if (problem.status >= 500) this.logger.error({ err: exception, request_id: request.id }, 'console page failed');

@@ -10,6 +10,7 @@ import {
   find,
   findAll,
   formError,
+  keyRows,
   logIn,
   PASSWORD,
   setCookies,
@@ -18,7 +19,7 @@ import {
   uniqueEmail,
 } from '../support/console-client.js';
 import { db, keyIds, PLATFORM, sessionOf, sessionsOfEmail } from '../support/console-fixtures.js';
-import { createTenant } from '../support/fixtures.js';
+import { createTenant, issueKey } from '../support/fixtures.js';
 
 /**
  * The seller console (docs/decisions/005-seller-console.md, contract §8), driven like a browser through
@@ -168,6 +169,95 @@ describe('seller console', () => {
       client.setCookie('sf_console', token);
       expectSeeOther(await client.post(`/console/stores/${tenant.storeId}/keys`, { name: 'late', scopes: ['events'] }), '/console/login');
       expect(await keyIds(t, tenant)).toEqual(before);
+    });
+
+    it('says the session ended and returns to the page after signing in again, for a page and for a form', async () => {
+      const tenant = await createTenant(t);
+      const account = await signUp(t, tenant);
+      const key = await issueKey(t, tenant.admin.secret, { scopes: ['fit'], store_id: tenant.storeId });
+      const metrics = `/console/stores/${tenant.storeId}/metrics?from=2026-01-01&to=2026-01-31`;
+      const storePage = `/console/stores/${tenant.storeId}`;
+
+      for (const [what, go, back] of [
+        ['a page', (c: ConsoleClient) => c.get(metrics), metrics],
+        // a form returns to the page it was on, never to its POST: signing in does not send it again
+        ['a form', (c: ConsoleClient) => c.post(`${storePage}/keys/${key.id}/revoke`), storePage],
+        [
+          'another form',
+          (c: ConsoleClient) => c.post('/console/password', { current_password: 'x', new_password: 'y' }),
+          '/console/password',
+        ],
+      ] as const) {
+        // signed out in another browser sharing the session (or expired): this one still sends the old cookie
+        const browser = await logIn(t, account);
+        const elsewhere = new ConsoleClient(t);
+        elsewhere.setCookie('sf_console', browser.cookie('sf_console') as string);
+        await elsewhere.page('/console');
+        await elsewhere.logOut();
+
+        const sent = await go(browser);
+        const location = new URL(sent.headers.location as string, 'http://console.invalid');
+        expect({ what, status: sent.status, path: location.pathname, ended: location.searchParams.get('ended') }).toEqual({
+          what,
+          status: 303,
+          path: '/console/login',
+          ended: '1',
+        });
+        expect({ what, back: location.searchParams.get('return') }).toEqual({ what, back });
+        const form = await browser.page(`${location.pathname}${location.search}`);
+        expect(find(form.text, 'p', { 'data-status': 'signed_out' }).text).toBe('You were signed out; sign in again.');
+        expect(find(form.text, 'input', { name: 'return' }).attrs.value).toBe(back);
+
+        const signedIn = await browser.post('/console/login', { email: account.email, password: PASSWORD, return: back });
+        expect({ what, status: signedIn.status, location: signedIn.headers.location }).toEqual({ what, status: 303, location: back });
+        await browser.page(back);
+      }
+      expect((await keyRows((await account.page(storePage)).text)).find((row) => row.id === key.id)?.status).toBe('active');
+    });
+
+    it('sends a browser that never signed in to the bare sign-in page, and a signed-in one on to the page asked for', async () => {
+      const tenant = await createTenant(t);
+      const account = await signUp(t, tenant);
+      const stranger = new ConsoleClient(t);
+      const sent = await stranger.get(`/console/stores/${tenant.storeId}`);
+      expect({ status: sent.status, location: sent.headers.location }).toEqual({ status: 303, location: '/console/login' });
+      const form = await stranger.page('/console/login');
+      expect(findAll(form.text, 'p', { 'data-status': 'signed_out' })).toEqual([]);
+      expect(findAll(form.text, 'input', { name: 'return' })).toEqual([]);
+      const signedIn = await stranger.post('/console/login', { email: account.email, password: PASSWORD });
+      expect(signedIn.headers.location).toBe('/console');
+      // already signed in: the login address goes straight to the page asked for, when it is safe
+      expect((await stranger.get(`/console/login?return=${encodeURIComponent('/console/access')}`)).headers.location).toBe(
+        '/console/access',
+      );
+      expect((await stranger.get(`/console/login?return=${encodeURIComponent('//evil.example/')}`)).headers.location).toBe('/console');
+    });
+
+    it.each(
+      [
+        ['//evil.example/console/'],
+        ['https://evil.example/console/'],
+        ['http:/console/stores'],
+        ['/\\evil.example/console/'],
+        ['/console\\@evil.example'],
+        ['/console//evil.example/'],
+        ['/console/../v1/stores'],
+        ['/console/%2e%2e/v1/stores'],
+        ['/console/%2F%2Fevil.example'],
+        ['/console/stores/x\r\nSet-Cookie: a=b'],
+        ['/consolex'],
+        ['/console/login'],
+        ['javascript:alert(1)'],
+        [' /console/access'],
+        [`/console/${'a'.repeat(3000)}`],
+      ].map(([unsafe]) => [unsafe.length > 60 ? `${unsafe.slice(0, 20)}… (${unsafe.length} characters)` : JSON.stringify(unsafe), unsafe]),
+    )('refuses %s as a place to return to: signing in leads to /console, the form carries no such return', async (_, unsafe) => {
+      const account = await signUp(t, await createTenant(t));
+      const browser = new ConsoleClient(t);
+      const form = await browser.page(`/console/login?ended=1&return=${encodeURIComponent(unsafe)}`);
+      expect(findAll(form.text, 'input', { name: 'return' })).toEqual([]);
+      const signedIn = await browser.post('/console/login', { email: account.email, password: PASSWORD, return: unsafe });
+      expect({ status: signedIn.status, location: signedIn.headers.location }).toEqual({ status: 303, location: '/console' });
     });
 
     it('slides: a request moves the idle expiry forward to 30 minutes from now', async () => {

@@ -3,15 +3,25 @@ import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
 import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
 
-export function logInPage(context: PageContext, form: { email?: string; failed?: boolean } = {}): Html {
+interface LogInForm {
+  readonly email?: string;
+  readonly failed?: boolean;
+  /** A session of this browser ended: say so, for the person who was working a moment ago. */
+  readonly ended?: boolean;
+  /** The console page to go back to once signed in (checked by safeReturnPath). */
+  readonly returnTo?: string | null;
+}
+
+export function logInPage(context: PageContext, form: LogInForm = {}): Html {
   return layout(
     context,
     { title: 'Log in' },
     html`<section class="card narrow">
   <h1>Log in</h1>
+  ${form.ended && !form.failed ? html`<p class="notice" role="status" data-status="signed_out">You were signed out; sign in again.</p>` : ''}
   ${form.failed ? html`<p class="form-error" role="alert" data-error-code="invalid_credentials">Email or password is incorrect.</p>` : ''}
   <form method="post" action="/console/login" class="stack">
-    ${csrfField(context)}
+    ${csrfField(context)}${form.returnTo ? html`<input type="hidden" name="return" value="${form.returnTo}">` : ''}
     <label for="email">Email</label>
     <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}">
     <label for="password">Password</label>
