@@ -31,6 +31,7 @@
   var shown = daily.dates.filter(function (date) {
     return date <= today;
   }).length;
+  var DAY = 86400; // seconds, uPlot's unit of time
   var colors = ['#2563eb', '#16a34a', '#9333ea', '#dc2626'];
   var times = daily.dates.slice(0, shown).map(function (date) {
     return Date.parse(date + 'T00:00:00Z') / 1000;
@@ -50,7 +51,14 @@
     },
     legend: { live: false },
     scales: {
-      x: { time: true },
+      x: {
+        time: true,
+        // One day alone: uPlot widens the scale from its point by 86400 / ms, which for seconds is some 1000 days (its
+        // point at the left edge, the axis labelled like years). Give it its own day instead, the point in the middle.
+        range: function (u, min, max) {
+          return times.length === 1 ? [times[0] - DAY / 2, times[0] + DAY / 2] : [min, max];
+        },
+      },
       y: {
         range: function (u, min, max) {
           return [0, Math.max(1, max)];
@@ -59,11 +67,18 @@
     },
     axes: [
       {
+        // Whole days only: ticks every few hours would repeat a date, since a label is the date alone.
+        incrs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365].map(function (days) {
+          return days * DAY;
+        }),
         // Dates as the page writes them (UTC, ISO order), not in the browser's locale.
         values: function (u, splits) {
-          return splits.map(function (ts) {
+          var labels = splits.map(function (ts) {
             return new Date(ts * 1000).toISOString().slice(5, 10);
           });
+          // the labels are painted on the canvas: named on the element too, for people reading the page and for tests
+          chart.setAttribute('data-x-labels', labels.join(' '));
+          return labels;
         },
       },
       { size: 48, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] },

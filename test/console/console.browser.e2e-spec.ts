@@ -176,6 +176,27 @@ suite('seller console in Chromium', () => {
     })()`);
   }
 
+  /** Where the series colours were painted on the chart's canvas, as fractions of its width (null: nowhere). */
+  async function seriesSpread(page: Page): Promise<{ left: number | null; right: number | null }> {
+    return page.evaluate<{ left: number | null; right: number | null }>(`(() => {
+      const canvas = document.querySelector('#daily-chart canvas');
+      const ctx = canvas && canvas.getContext('2d');
+      if (!ctx || canvas.width === 0) return { left: null, right: null };
+      const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      const colours = [[0x25, 0x63, 0xeb], [0x16, 0xa3, 0x4a], [0x93, 0x33, 0xea], [0xdc, 0x26, 0x26]];
+      let left = Infinity;
+      let right = -Infinity;
+      for (let i = 0; i < pixels.length; i += 4) {
+        if (pixels[i + 3] <= 128) continue;
+        if (!colours.some((c) => Math.abs(pixels[i] - c[0]) + Math.abs(pixels[i + 1] - c[1]) + Math.abs(pixels[i + 2] - c[2]) < 60)) continue;
+        const x = (i / 4) % canvas.width;
+        left = Math.min(left, x);
+        right = Math.max(right, x);
+      }
+      return left === Infinity ? { left: null, right: null } : { left: left / canvas.width, right: right / canvas.width };
+    })()`);
+  }
+
   it('signs up, issues and revokes a key, connects the shop through the platform, shows metrics, logs out and in', async () => {
     const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -370,6 +391,41 @@ suite('seller console in Chromium', () => {
       const list = await horizontalOverflow(page);
       expect(list).toEqual({ scrollWidth: 1280, clientWidth: 1280, offenders: [] });
       await expect(revokeButtonsOutOfSight(page)).resolves.toEqual([]);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+  it('draws a one-day range as that day: one date under the axis, its points in the middle, not at the edge', async () => {
+    const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    const day = (offset: number) => new Date(utcDay(Date.now()) + offset * DAY).toISOString().slice(0, 10);
+    try {
+      await signUpInBrowser(page, watched, `short-${RUN}@northwind.example`, false);
+      for (const [from, to, drawn] of [
+        [day(-2), day(-2), [day(-2)]], // a past day with sessions
+        [day(0), day(0), [day(0)]], // today
+        [day(0), day(6), [day(0)]], // a week starting today: only today is drawn
+        [day(-3), day(-2), [day(-3), day(-2)]], // two days
+      ] as const) {
+        await navigate(page, watched, () => page.goto(url(`${storePath()}/metrics?from=${from}&to=${to}`)));
+        const chart = page.locator('#daily-chart');
+        await expect(chart.getAttribute('data-days-drawn')).resolves.toBe(String(drawn.length));
+        const labels = ((await chart.getAttribute('data-x-labels')) ?? '').split(' ');
+        // each label a day of the range, each day at most once: no hours, no months or years
+        expect({ from, to, labels }).toEqual({ from, to, labels: drawn.map((d) => d.slice(5)).filter((d) => labels.includes(d)) });
+        expect(labels.length).toBeGreaterThanOrEqual(1);
+        const { left, right } = await seriesSpread(page);
+        expect({ from, to, painted: left !== null && right !== null }).toEqual({ from, to, painted: true });
+        const spread = { left: left ?? 0, right: right ?? 0 };
+        // one day: its points near the middle of the plot; two days: from near one edge to near the other
+        if (drawn.length === 1) {
+          expect({ from, to, left: spread.left > 0.35, right: spread.right < 0.8 }).toEqual({ from, to, left: true, right: true });
+        } else {
+          expect({ from, to, wide: spread.right - spread.left > 0.5 }).toEqual({ from, to, wide: true });
+        }
+      }
       expect(watched.problems).toEqual([]);
     } finally {
       await context.close();
