@@ -68,7 +68,7 @@ function refuseCredentialsOutsideHeader(request: Request): void {
 /** Passport would read a key from `access_token` in the body: refused, like a key in the URL. */
 function refuseCredentialsInBody(request: Request): void {
   const body = request.body as unknown;
-  if (typeof body === 'object' && body !== null && 'access_token' in body) throw credentialsNotAllowedHere('access_token');
+  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'access_token')) throw credentialsNotAllowedHere('access_token');
 }
 
 const credentialsNotAllowedHere = (field: string): ProblemError =>

@@ -27,7 +27,7 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
   const measured: Partial<Record<Zone, number>> = {};
 
   for (const question of questions) {
-    if (question.required && answers[question.key] === undefined) {
+    if (question.required && !Object.hasOwn(answers, question.key)) {
       fail(question.key, 'required', `${question.key} is required by this questionnaire`);
     }
   }

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { type ClassConstructor, type ClassTransformOptions, instanceToPlain, plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { type FieldError, ProblemError } from '../problems/problem-error.js';
 import { FIELD_ERRORS_CONSTRAINT } from './validate-with.js';
 
@@ -31,16 +31,65 @@ const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Validation for every body and query: unknown fields are refused (a typo never silently becomes a default),
- * values are converted to the declared types, and each failure becomes one entry of a 400 problem.
+ * Validation for every body and query: unknown fields are refused (a typo never silently becomes a default; see
+ * `unknownFields`, which replaces class-validator's whitelist), values are converted to the declared types, and each
+ * failure becomes one entry of a 400 problem.
  */
 const VALIDATOR_OPTIONS = {
-  whitelist: true,
-  forbidNonWhitelisted: true,
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
   stopAtFirstError: true,
 } satisfies ValidatorOptions;
+
+const TRANSFORM_OPTIONS: ClassTransformOptions = { enableImplicitConversion: false };
+
+/** The properties a class declares rules for, its parents' included: the fields a body or query may name. */
+const knownFieldsByClass = new Map<new () => object, ReadonlySet<string>>();
+
+function knownFields(metatype: new () => object): ReadonlySet<string> {
+  let known = knownFieldsByClass.get(metatype);
+  if (!known) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false);
+    known = new Set(rules.map((rule) => rule.propertyName));
+    knownFieldsByClass.set(metatype, known);
+  }
+  return known;
+}
+
+/**
+ * One error per field the class does not declare, from the object's own keys. Not class-validator's whitelist: it
+ * sees the object only after class-transformer, which drops every key that names a member of Object.prototype
+ * (`toString`, `valueOf`, `constructor`…), so those passed unnoticed.
+ */
+function unknownFields(metatype: new () => object, plain: object): FieldError[] {
+  const known = knownFields(metatype);
+  return Object.keys(plain)
+    .filter((key) => !known.has(key))
+    .map((field) => ({ field, code: 'unknown_field', message: `${field} is not a known field` }));
+}
+
+/** Plain JSON data (objects, arrays, primitives), as opposed to an instance of a class. */
+function isPlainData(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(isPlainData);
+  return Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * class-transformer's `plainToInstance`, but with nested plain values (a map of zones, a list of sizes, answers) as
+ * the request sent them: class-transformer rebuilds them without the keys that name members of Object.prototype,
+ * and the validators would then judge `{"chest": 1, "toString": 1}` as `{"chest": 1}`. Nested classes (`@Type`)
+ * are left to it.
+ */
+function toInstance<T>(metatype: ClassConstructor<T>, plain: unknown, options: ClassTransformOptions = TRANSFORM_OPTIONS): T {
+  const instance = plainToInstance(metatype, plain, options);
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return instance;
+  const fields = instance as Record<string, unknown>;
+  for (const [key, value] of Object.entries(plain)) {
+    if (typeof value === 'object' && value !== null && Object.hasOwn(fields, key) && isPlainData(fields[key])) fields[key] = value;
+  }
+  return instance;
+}
 
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
@@ -48,7 +97,8 @@ export class StrictValidationPipe extends ValidationPipe {
     super({
       ...VALIDATOR_OPTIONS,
       transform: true,
-      transformOptions: { enableImplicitConversion: false },
+      transformOptions: TRANSFORM_OPTIONS,
+      transformerPackage: { plainToInstance: toInstance, classToPlain: instanceToPlain },
       exceptionFactory: (errors) => ProblemError.validation(flatten(errors)),
     });
   }
@@ -59,7 +109,18 @@ export class StrictValidationPipe extends ValidationPipe {
     if (isDto && metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new ProblemError('invalid_json', 'The request body must be a JSON object');
     }
-    return super.transform(value ?? {}, metadata);
+    if (!isDto) return super.transform(value ?? {}, metadata);
+    const plain = (value ?? {}) as object;
+    const unknown = unknownFields(metadata.metatype as new () => object, plain);
+    let instance: unknown;
+    try {
+      instance = await super.transform(plain, metadata);
+    } catch (error) {
+      if (unknown.length && error instanceof ProblemError) throw ProblemError.validation([...unknown, ...(error.errors ?? [])]);
+      throw error;
+    }
+    if (unknown.length) throw ProblemError.validation(unknown);
+    return instance;
   }
 }
 
@@ -83,9 +144,10 @@ export async function validateObject<T extends object>(
   metatype: new () => T,
   value: object,
 ): Promise<{ ok: true; value: T } | { ok: false; errors: FieldError[] }> {
-  const instance = plainToInstance(metatype, value, { enableImplicitConversion: false });
-  const errors = await validate(instance, VALIDATOR_OPTIONS);
-  return errors.length ? { ok: false, errors: flatten(errors) } : { ok: true, value: instance };
+  const unknown = unknownFields(metatype, value);
+  const instance = toInstance(metatype, value);
+  const errors = [...unknown, ...flatten(await validate(instance, VALIDATOR_OPTIONS))];
+  return errors.length ? { ok: false, errors } : { ok: true, value: instance };
 }
 
 function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] {
