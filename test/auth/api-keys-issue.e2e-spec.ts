@@ -67,6 +67,13 @@ describe('API keys', () => {
     });
 
     describe('name', () => {
+      it('answers `required` on name when it is left out, and `must_be_string` when it is not a string', async () => {
+        const tenant = await createTenant(t);
+        expectErrors(await post(tenant.admin.secret, { scopes: ['admin'] }), [{ field: 'name', code: 'required' }]);
+        expectErrors(await post(tenant.admin.secret, { scopes: ['admin'], name: 42 }), [{ field: 'name', code: 'must_be_string' }]);
+        expectErrors(await post(tenant.admin.secret, { scopes: ['admin'], name: null }), [{ field: 'name', code: 'must_be_string' }]);
+      });
+
       it.each([
         ['missing', {}],
         ['empty', { name: '' }],

@@ -103,7 +103,7 @@ describe('catalog', () => {
       ],
       ['sizes largest first', { sizes: [M, S] }, { 'sizes[1].measurements.chest': 'not_ascending' }],
       ['no sizes', { sizes: [] }, { sizes: 'must_not_be_empty' }],
-      ['sizes left out', { sizes: undefined }, { sizes: 'must_be_array' }],
+      ['sizes left out', { sizes: undefined }, { sizes: 'required' }],
       ['sizes as an object', { sizes: { S } }, { sizes: 'must_be_array' }],
       [
         'an unknown zone in a size',

@@ -195,7 +195,8 @@ describe('events', () => {
     it('names what is wrong with events: not an array, empty, or over 500', async () => {
       const shop = await newShop();
       const errorsOf = async (body: unknown) => (await batchRaw(shop, body)).body.errors as Array<{ field: string; code: string }>;
-      for (const body of [{}, { events: null }, { events: 'fit_viewed' }, { events: {} }]) {
+      expect(await errorsOf({})).toEqual([expect.objectContaining({ field: 'events', code: 'required' })]);
+      for (const body of [{ events: null }, { events: 'fit_viewed' }, { events: {} }]) {
         expect(await errorsOf(body)).toEqual([expect.objectContaining({ field: 'events', code: 'must_be_array' })]);
       }
       expect(await errorsOf({ events: [] })).toEqual([

@@ -49,12 +49,16 @@ describe('events', () => {
       },
     );
 
-    it.each(['source', 'external_id', 'type', 'occurred_at'])('requires %s, and null does not stand in for it', async (field) => {
+    it.each([
+      ['source', 'must_be_string'],
+      ['external_id', 'must_be_string'],
+      ['type', 'must_be_string'],
+      ['occurred_at', 'invalid_timestamp'],
+    ])('requires %s: left out it is `required`, and null does not stand in for it (%s)', async (field, code) => {
       const shop = await newShop();
       const body = eventBody('fit_viewed', shop);
-      // the decision names no code for these: the field is enough
-      expectErrors(await postRaw(shop, without(body, field)), { [field]: undefined });
-      expectErrors(await postRaw(shop, { ...body, [field]: null }), { [field]: undefined });
+      expectErrors(await postRaw(shop, without(body, field)), [{ field, code: 'required' }]);
+      expectErrors(await postRaw(shop, { ...body, [field]: null }), [{ field, code }]);
       expect(await listAll(shop)).toEqual([]);
     });
 

@@ -111,7 +111,7 @@ describe('questionnaires', () => {
       ],
       ['a question that is a string', { questions: ['height'] }, { 'questions[0]': 'must_be_object' }],
       ['no questions', { questions: [] }, { questions: 'must_not_be_empty' }],
-      ['questions left out', { questions: undefined }, { questions: 'must_be_array' }],
+      ['questions left out', { questions: undefined }, { questions: 'required' }],
       [
         '51 questions',
         { questions: Array.from({ length: 51 }, (_, i) => ({ key: `custom:q${i}`, required: false })) },

@@ -69,6 +69,44 @@ describe('fuzzing every route', () => {
     }
   });
 
+  it("answers a body without one of its required fields with 400 `required` on that field, on every route, in a batch's events too", async () => {
+    const schemaOf = (name: string) => openapi.components.schemas[name];
+    let checked = 0;
+    for (const route of apiRoutes().filter((r) => seedFor(r.route))) {
+      const seed = seedFor(route.route) as () => Record<string, unknown>;
+      const operation = openapi.paths[route.path][route.method.toLowerCase()];
+      const ref = JSON.stringify(operation.requestBody).match(/#\/components\/schemas\/(\w+)/)?.[1] as string;
+      for (const field of schemaOf(ref).required ?? []) {
+        const body = seed();
+        delete body[field];
+        const req = wellFormed(route);
+        const answer = await exercise(route, { ...req, body: Buffer.from(toJsonText(body)) });
+        const errors = (answer.json as { errors?: { field: string; code: string }[] }).errors ?? [];
+        expect({ route: route.route, field, status: answer.status, errors }).toEqual({
+          route: route.route,
+          field,
+          status: 400,
+          errors: expect.arrayContaining([expect.objectContaining({ field, code: 'required' })]),
+        });
+        checked++;
+      }
+    }
+    const batch = apiRoutes().find((r) => r.route === 'POST /v1/stores/{store_id}/events/batch') as (typeof routes)[number];
+    for (const field of schemaOf('EventRequest').required ?? []) {
+      const body = (seedFor(batch.route) as () => { events: Record<string, unknown>[] })();
+      delete body.events[1][field];
+      const answer = await exercise(batch, { ...wellFormed(batch), body: Buffer.from(toJsonText(body)) });
+      const results = (answer.json as { results: { status: number; error?: { errors?: { field: string; code: string }[] } }[] }).results;
+      expect({ field, status: results[1].status, errors: results[1].error?.errors }).toEqual({
+        field,
+        status: 400,
+        errors: [expect.objectContaining({ field, code: 'required' })],
+      });
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
   it('answers bodies that are not a JSON object, not JSON or not UTF-8 below 500, as problem details, storing nothing', async () => {
     for (const route of apiRoutes().filter((r) => seedFor(r.route))) {
       const seed = (seedFor(route.route) as () => unknown)();

@@ -13,7 +13,9 @@ export const PROBLEMS = {
     title: 'Validation failed',
     description:
       'A field breaks a rule, a required field is missing, a field is unknown, or a query parameter is invalid. ' +
-      '`errors` lists each offending field with a stable `code`. Unknown fields are refused so that a typo never ' +
+      '`errors` lists each offending field with a stable `code`: `required` for a field left out, `unknown_field` ' +
+      'for one the route does not define, else the rule a value broke (`must_be_string`, `invalid_timestamp`…). ' +
+      'Unknown fields are refused so that a typo never ' +
       'silently becomes a default. An API key sent anywhere but the Authorization header is refused here too.',
   },
   event_type_reserved: {

@@ -6,7 +6,6 @@ import { FIELD_ERRORS_CONSTRAINT } from './validate-with.js';
 
 /** class-validator constraint names → the stable `snake_case` codes clients see in `errors[].code`. */
 const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
-  whitelistValidation: 'unknown_field',
   isDefined: 'required',
   isNotEmpty: 'required',
   isString: 'must_be_string',
@@ -37,7 +36,8 @@ const CONSTRAINT_CODES: Readonly<Record<string, string>> = {
  */
 const VALIDATOR_OPTIONS = {
   forbidUnknownValues: true,
-  validationError: { target: false, value: false },
+  // the value tells an absent field (`required`) from a wrong one; it never reaches the client
+  validationError: { target: false, value: true },
   stopAtFirstError: true,
 } satisfies ValidatorOptions;
 
@@ -150,9 +150,17 @@ export async function validateObject<T extends object>(
   return errors.length ? { ok: false, errors } : { ok: true, value: instance };
 }
 
+/**
+ * One entry per offending field. A field that is absent is `required`, whichever rule it failed first (`isString`
+ * on a missing name said `must_be_string`): clients branch on the code, and "send it" is another fix than "send it
+ * right". A field sent with a wrong value keeps the code of the rule it broke.
+ */
 function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
+    if (error.value === undefined && error.constraints !== undefined) {
+      return [{ field, code: 'required', message: `${field} is required` }];
+    }
     const own = Object.entries(error.constraints ?? {}).flatMap(([constraint, message]): FieldError[] => {
       if (constraint === FIELD_ERRORS_CONSTRAINT) {
         return (JSON.parse(message) as FieldError[]).map((e) => ({ ...e, field: `${field}${e.field}` }));
@@ -160,8 +168,8 @@ function flatten(errors: readonly ValidationError[], parent = ''): FieldError[] 
       return [
         {
           field,
-          code: CONSTRAINT_CODES[constraint] ?? toSnakeCase(constraint),
-          message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
+          code: Object.hasOwn(CONSTRAINT_CODES, constraint) ? CONSTRAINT_CODES[constraint] : toSnakeCase(constraint),
+          message,
         },
       ];
     });
