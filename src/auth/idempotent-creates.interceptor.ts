@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { hkdfSync } from 'node:crypto';
 import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
 import { seal, unseal } from '../common/crypto/seal.js';
+import { canonicalJson } from '../common/http/canonical-json.js';
 import { sha256 } from '../common/crypto/sha256.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { bearerToken } from './bearer-token.js';
@@ -18,7 +19,7 @@ const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
 /**
  * `Idempotency-Key` on the routes marked `@Idempotent()`, and only there (docs/decisions/007-idempotent-creates.md).
  * The first request with a key claims it for its credential; when it succeeds, its answer is kept for 24 hours, sealed, and
- * every later request with the same key and the same method, path and body gets that answer again (with
+ * every later request with the same key and the same method, path and body (its JSON, whatever the order of its keys) gets that answer again (with
  * `Idempotent-Replayed: true`) instead of creating anything. The same key with another request is a 409, and so is a
  * key whose first request is still running. A request that fails gives its key up, so a retry runs afresh.
  *
@@ -40,7 +41,8 @@ export class IdempotentCreates implements NestInterceptor {
     if (!caller) return next.handle();
 
     const keyDigest = sha256(header);
-    const requestDigest = sha256(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`);
+    // The body's content, not its spelling: the same fields in another order are the same request.
+    const requestDigest = sha256(`${request.method} ${request.path}\n${canonicalJson(request.body ?? null)}`);
     const context_ = keyDigest.toString('hex');
     const sealKey = Buffer.from(hkdfSync('sha256', `${caller.secret}\n${header}`, keyDigest, 'size-fit idempotent answer', 32));
 

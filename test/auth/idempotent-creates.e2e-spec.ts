@@ -65,6 +65,49 @@ describe('idempotent creates', () => {
     expect(settled.body.id).toBe(created[0].body.id);
   });
 
+  it('takes the same body with its keys in another order, at any level, for the same request', async () => {
+    const tenant = await createTenant(t);
+    const key = randomUUID();
+    const first = await createStore(tenant.admin.secret, key, { name: 'Outlet', currency: 'EUR', unit_system: 'metric' });
+    expect(first.status).toBe(201);
+    const again = await createStore(tenant.admin.secret, key, { unit_system: 'metric', currency: 'EUR', name: 'Outlet' });
+    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({
+      status: 201,
+      replayed: 'true',
+      body: first.body,
+    });
+    expect(await storeCount(tenant.merchantId)).toBe(2);
+
+    const typeKey = randomUUID();
+    const createType = (body: string) =>
+      t
+        .http()
+        .post(`/v1/stores/${tenant.storeId}/product-types`)
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', typeKey)
+        .set('Content-Type', 'application/json')
+        .send(body);
+    const type = await createType('{"name":"Tops","category":"tops","zone_weights":{"chest":1,"waist":0.5}}');
+    expect(type.status).toBe(201);
+    const retried = await createType('{"zone_weights":{"waist":0.5,"chest":1},"category":"tops","name":"Tops"}');
+    expect({ status: retried.status, id: retried.body.id, replayed: retried.headers['idempotent-replayed'] }).toEqual({
+      status: 201,
+      id: type.body.id,
+      replayed: 'true',
+    });
+    // the order of a list is content, though
+    const quizKey = randomUUID();
+    const createQuiz = (labels: string[]) =>
+      t
+        .http()
+        .post(`/v1/stores/${tenant.storeId}/questionnaires`)
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', quizKey)
+        .send({ name: 'Quiz', questions: labels.map((k) => ({ key: k, required: true })) });
+    expect((await createQuiz(['height', 'weight'])).status).toBe(201);
+    expectProblem(await createQuiz(['weight', 'height']), 409, 'idempotency_key_reused');
+  });
+
   it('refuses the same key with another body or on another route', async () => {
     const tenant = await createTenant(t);
     const key = randomUUID();
