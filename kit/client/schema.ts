@@ -931,11 +931,12 @@ export interface components {
             /** @example Acme EU */
             name: string;
             /**
-             * @description ISO 4217 code.
+             * @description An ISO 4217 code of a currency in use.
              * @default USD
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /**
              * @default metric
              * @example metric
@@ -976,10 +977,11 @@ export interface components {
             /** @example Acme EU */
             name?: string;
             /**
-             * @description ISO 4217 code.
+             * @description An ISO 4217 code of a currency in use.
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /**
              * @example metric
              * @enum {string}
@@ -1002,7 +1004,15 @@ export interface components {
              *     }
              */
             zone_weights: {
-                [key: string]: number;
+                chest?: number;
+                waist?: number;
+                hip?: number;
+                inseam?: number;
+                neck?: number;
+                sleeve?: number;
+                foot_length?: number;
+                head?: number;
+                thigh?: number;
             };
         };
         ProductTypeResponse: {
@@ -1031,7 +1041,15 @@ export interface components {
              *     }
              */
             zone_weights: {
-                [key: string]: number;
+                chest?: number;
+                waist?: number;
+                hip?: number;
+                inseam?: number;
+                neck?: number;
+                sleeve?: number;
+                foot_length?: number;
+                head?: number;
+                thigh?: number;
             };
             /**
              * Format: date-time
@@ -1060,7 +1078,15 @@ export interface components {
              *     }
              */
             zone_weights?: {
-                [key: string]: number;
+                chest?: number;
+                waist?: number;
+                hip?: number;
+                inseam?: number;
+                neck?: number;
+                sleeve?: number;
+                foot_length?: number;
+                head?: number;
+                thigh?: number;
             };
         };
         CreateSizeChartRequest: {
@@ -1142,7 +1168,39 @@ export interface components {
                  *     }
                  */
                 measurements: {
-                    [key: string]: {
+                    chest?: {
+                        min: number;
+                        max: number;
+                    };
+                    waist?: {
+                        min: number;
+                        max: number;
+                    };
+                    hip?: {
+                        min: number;
+                        max: number;
+                    };
+                    inseam?: {
+                        min: number;
+                        max: number;
+                    };
+                    neck?: {
+                        min: number;
+                        max: number;
+                    };
+                    sleeve?: {
+                        min: number;
+                        max: number;
+                    };
+                    foot_length?: {
+                        min: number;
+                        max: number;
+                    };
+                    head?: {
+                        min: number;
+                        max: number;
+                    };
+                    thigh?: {
                         min: number;
                         max: number;
                     };
@@ -1237,7 +1295,39 @@ export interface components {
                  *     }
                  */
                 measurements: {
-                    [key: string]: {
+                    chest?: {
+                        min: number;
+                        max: number;
+                    };
+                    waist?: {
+                        min: number;
+                        max: number;
+                    };
+                    hip?: {
+                        min: number;
+                        max: number;
+                    };
+                    inseam?: {
+                        min: number;
+                        max: number;
+                    };
+                    neck?: {
+                        min: number;
+                        max: number;
+                    };
+                    sleeve?: {
+                        min: number;
+                        max: number;
+                    };
+                    foot_length?: {
+                        min: number;
+                        max: number;
+                    };
+                    head?: {
+                        min: number;
+                        max: number;
+                    };
+                    thigh?: {
                         min: number;
                         max: number;
                     };
@@ -1338,7 +1428,39 @@ export interface components {
                  *     }
                  */
                 measurements: {
-                    [key: string]: {
+                    chest?: {
+                        min: number;
+                        max: number;
+                    };
+                    waist?: {
+                        min: number;
+                        max: number;
+                    };
+                    hip?: {
+                        min: number;
+                        max: number;
+                    };
+                    inseam?: {
+                        min: number;
+                        max: number;
+                    };
+                    neck?: {
+                        min: number;
+                        max: number;
+                    };
+                    sleeve?: {
+                        min: number;
+                        max: number;
+                    };
+                    foot_length?: {
+                        min: number;
+                        max: number;
+                    };
+                    head?: {
+                        min: number;
+                        max: number;
+                    };
+                    thigh?: {
                         min: number;
                         max: number;
                     };

@@ -1,6 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export const UNIT_SYSTEMS = ['metric', 'imperial'] as const;
+/** The ISO 4217 codes of currencies in use, as the runtime's ICU data lists them: not XXX or XTS, nor metals (XAU). */
+export const CURRENCIES: readonly string[] = Intl.supportedValuesOf('currency');
 export type UnitSystem = (typeof UNIT_SYSTEMS)[number];
 export const PLATFORMS = ['shopify'] as const;
 export type Platform = (typeof PLATFORMS)[number];

@@ -32,6 +32,26 @@ describe('contract check on a small document', () => {
       '/v1/things/batch': {
         get: { responses: { '200': { content: { 'application/json': { schema: { type: 'array' } } } } } },
       },
+      '/v1/things': {
+        post: {
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['kind'],
+                  properties: { kind: { type: 'string', enum: ['a', 'b'] } },
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          responses: {
+            '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            '400': { content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+          },
+        },
+      },
     },
     components: {
       schemas: {
@@ -72,6 +92,29 @@ describe('contract check on a small document', () => {
         answer(418, 'teapot', 'text/plain', '/v1/elsewhere'),
       ]),
     ).toEqual([]);
+  });
+
+  it('names each request body the service took that the document does not allow, and passes those it refused', () => {
+    const created = (request: unknown): Answer => ({
+      method: 'post',
+      path: '/v1/things',
+      status: 201,
+      type: 'application/json',
+      body: { id: ID, kind: 'a', at: WHEN },
+      request,
+    });
+    const refused: Answer = {
+      ...created({ kind: 'c' }),
+      status: 400,
+      type: 'application/problem+json',
+      body: problem(400, 'validation_failed'),
+    };
+    expect(contractViolations(document, [created({ kind: 'a' }), refused])).toEqual([]);
+    expect(contractViolations(document, [created({ kind: 'c' }), created({ kind: 'a', extra: 1 }), created({})])).toEqual([
+      'POST /v1/things → 201: request (body) must NOT have additional properties',
+      "POST /v1/things → 201: request (body) must have required property 'kind'",
+      'POST /v1/things → 201: request /kind must be equal to one of the allowed values',
+    ]);
   });
 
   it('names each answer the document does not allow', () => {

@@ -58,6 +58,8 @@ describe('stores', () => {
       ['a two-letter currency', { name: 'S', currency: 'EU' }, 'currency'],
       ['a currency symbol', { name: 'S', currency: '€' }, 'currency'],
       ['a numeric currency', { name: 'S', currency: 978 }, 'currency'],
+      ['a well-formed code that is no currency', { name: 'S', currency: 'ZZZ' }, 'currency'],
+      ['the code for no currency', { name: 'S', currency: 'XXX' }, 'currency'],
       ['an unknown unit system', { name: 'S', unit_system: 'cubits' }, 'unit_system'],
       ['an upper-case unit system', { name: 'S', unit_system: 'METRIC' }, 'unit_system'],
       ['no name', {}, 'name'],
@@ -80,9 +82,18 @@ describe('stores', () => {
       expectErrors(await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', currency: 'eur' }), {
         currency: 'invalid_format',
       });
+      const unknown = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', currency: 'ZZZ' });
+      expectErrors(unknown, { currency: 'not_allowed_value' });
+      expect(unknown.body.errors[0].message).toBe('currency must be an ISO 4217 code such as EUR');
       expectErrors(await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', unit_system: 'cubits' }), {
         unit_system: 'not_allowed_value',
       });
+    });
+
+    it.each(['EUR', 'JPY', 'CHF', 'XOF', 'SEK'])('accepts the ISO 4217 currency %s', async (currency) => {
+      const { admin } = await createTenant(t);
+      const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name: 'S', currency });
+      expect({ status: response.status, currency: response.body.currency }).toEqual({ status: 201, currency });
     });
 
     it('accepts a name of exactly 200 characters', async () => {
@@ -319,6 +330,7 @@ describe('stores', () => {
       ['id', { id: '01a200fa-2ffc-76ba-af25-46c685a280e9' }, 'id', 'unknown_field'],
       ['created_at', { created_at: '2020-01-01T00:00:00.000Z' }, 'created_at', 'unknown_field'],
       ['a lower-case currency', { currency: 'eur' }, 'currency', 'invalid_format'],
+      ['a code that is no currency', { currency: 'ZZZ' }, 'currency', 'not_allowed_value'],
       ['an unknown unit system', { unit_system: 'cubits' }, 'unit_system', 'not_allowed_value'],
       ['an empty name', { name: '' }, 'name', undefined],
       ['a numeric name', { name: 7 }, 'name', 'must_be_string'],

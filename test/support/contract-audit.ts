@@ -1,7 +1,7 @@
 /**
  * Every test file, whatever it tests: each `/v1` answer a test receives must be one the OpenAPI document allows — a
- * documented status of the operation, with a body valid against its schema and, for a problem, a documented code
- * (contract-violations.ts). Answers are recorded as they arrive; after the file's tests they are checked against the
+ * documented status of the operation, with a body valid against its schema and, for a problem, a documented code —
+ * and each request body the service accepted must be one the document allows (contract-violations.ts). Answers are recorded as they arrive; after the file's tests they are checked against the
  * document the service serves (contract-document.ts). Loaded by jest.config.js; `CONTRACT_AUDIT=0` turns it off
  * while changing the document.
  */
@@ -11,16 +11,30 @@ import type { Answer, ContractDocument } from './contract-violations.js';
 
 const answers: Answer[] = [];
 const end = Test.prototype.end;
-Test.prototype.end = function (this: Test & { method: string; url: string }, callback?: (error: unknown, response: unknown) => void) {
+Test.prototype.end = function (
+  this: Test & { method: string; url: string; _data?: unknown },
+  callback?: (error: unknown, response: unknown) => void,
+) {
+  const request = jsonOf(this._data);
   return end.call(this, (error: unknown, response: { status: number; body?: unknown; headers: Record<string, string> } | undefined) => {
     const path = new URL(this.url).pathname;
     if (response && path.startsWith('/v1/')) {
       const type = String(response.headers['content-type'] ?? '').split(';')[0];
-      answers.push({ method: this.method.toLowerCase(), path, status: response.status, type, body: response.body });
+      answers.push({ method: this.method.toLowerCase(), path, status: response.status, type, body: response.body, request });
     }
     callback?.(error, response);
   });
 } as typeof end;
+
+/** The JSON body a test sent (an object, or JSON text), else `undefined`. */
+function jsonOf(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 afterAll(async () => {
   if (process.env.CONTRACT_AUDIT === '0' || answers.length === 0) return;

@@ -1,7 +1,9 @@
 /**
  * The check behind contract-audit.ts, apart from its recording so that it can be tested alone: which answers the
  * OpenAPI document does not allow. An answer must have a documented status of its operation, a documented content
- * type, a body valid against that schema and, for a problem, a `code` among the examples of its status.
+ * type, a body valid against that schema and, for a problem, a `code` among the examples of its status. A request
+ * body the service accepted (a 2xx) must be valid against the operation's request schema: the document may not
+ * refuse what the service takes (a batch, which answers 200 with a verdict per item, is judged by its items).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -13,6 +15,8 @@ export interface Answer {
   readonly status: number;
   readonly type: string;
   readonly body: unknown;
+  /** The JSON body the request sent, if any. */
+  readonly request?: unknown;
 }
 
 interface MediaType {
@@ -20,6 +24,7 @@ interface MediaType {
   readonly examples?: Record<string, { value?: unknown }>;
 }
 interface Operation {
+  readonly requestBody?: { content?: Record<string, MediaType> };
   readonly responses: Record<string, { content?: Record<string, MediaType> }>;
 }
 /** The parts of an OpenAPI 3.0 document the check reads. */
@@ -67,6 +72,15 @@ export function contractViolations(document: ContractDocument, answers: readonly
     if (!match) {
       // An address no operation has is a 404 (or 405) by the service's own rules, checked by its own tests.
       continue;
+    }
+    const requestSchema = match.operation.requestBody?.content?.['application/json']?.schema;
+    const judgedByItem = Array.isArray((answer.body as { results?: unknown } | null)?.results);
+    if (answer.status < 300 && answer.request !== undefined && requestSchema && !judgedByItem) {
+      const validate = validator(`${match.template} ${answer.method} request`, requestSchema);
+      if (!validate(answer.request)) {
+        for (const error of validate.errors ?? [])
+          broken.add(`${where}: request ${error.instancePath.replace(/\/\d+(?=\/|$)/g, '/*') || '(body)'} ${error.message}`);
+      }
     }
     const response = match.operation.responses[String(answer.status)];
     if (!response) {

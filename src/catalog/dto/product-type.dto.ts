@@ -10,7 +10,8 @@ import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 const ZONE_WEIGHTS_DOC: ApiPropertyOptions = {
   type: 'object',
-  additionalProperties: { type: 'number', minimum: 0, maximum: 10 },
+  properties: Object.fromEntries(ZONES.map((zone) => [zone, { type: 'number', minimum: 0, maximum: 10 }])),
+  additionalProperties: false,
   example: { chest: 1, waist: 0.5 },
   description: `Which body zones matter for the fit, and how much (0–10). Zones: ${ZONES.join(', ')}.`,
 };

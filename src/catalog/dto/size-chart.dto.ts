@@ -23,11 +23,13 @@ const SIZES_DOC: ApiPropertyOptions = {
       label: { type: 'string', example: 'M' },
       measurements: {
         type: 'object',
-        additionalProperties: {
-          type: 'object',
-          properties: { min: { type: 'number' }, max: { type: 'number' } },
-          required: ['min', 'max'],
-        },
+        properties: Object.fromEntries(
+          ZONES.map((zone) => [
+            zone,
+            { type: 'object', properties: { min: { type: 'number' }, max: { type: 'number' } }, required: ['min', 'max'] },
+          ]),
+        ),
+        additionalProperties: false,
         example: { chest: { min: 96, max: 104 }, waist: { min: 80, max: 88 } },
       },
     },

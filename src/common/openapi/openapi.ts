@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, DocumentBuilder, type OpenAPIObject, 
 import { isProblemCode, PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { type ProblemCase, PROBLEMS_EXTENSION } from './api-problems.js';
 import { EXAMPLE_ID, EXAMPLE_REQUEST_ID } from './examples.js';
+import { documentRequestRules } from './request-schemas.js';
 
 /** The extension through which the document learns that a route honours `Idempotency-Key` (`@Idempotent()`). */
 export const IDEMPOTENT_EXTENSION = 'x-idempotent' as const;
@@ -117,6 +118,7 @@ export function setUpOpenApi(app: INestApplication, publicUrl: string): void {
       .build(),
     { extraModels: [ProblemDetails, ProblemFieldError] },
   );
+  documentRequestRules(app, document);
   documentProblems(document);
   documentOperations(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });

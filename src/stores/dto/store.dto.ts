@@ -1,7 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
-import { PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } from '../store.entity.js';
+import { CURRENCIES, PLATFORMS, type Platform, type Store, UNIT_SYSTEMS, type UnitSystem } from '../store.entity.js';
+
+/** Malformed (`eur`) is `invalid_format`; well formed but no currency (`ZZZ`) is `not_allowed_value`. */
+const CURRENCY_MESSAGE = 'currency must be an ISO 4217 code such as EUR';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateStoreRequest {
@@ -11,9 +14,10 @@ export class CreateStoreRequest {
   @IsString()
   name: string;
 
-  @ApiPropertyOptional({ description: 'ISO 4217 code.', example: 'EUR', default: 'USD' })
+  @ApiPropertyOptional({ description: 'An ISO 4217 code of a currency in use.', example: 'EUR', default: 'USD' })
   @IsOmittable()
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
+  @IsIn(CURRENCIES, { message: CURRENCY_MESSAGE })
+  @Matches(/^[A-Z]{3}$/, { message: CURRENCY_MESSAGE })
   @IsString()
   currency?: string;
 
@@ -31,9 +35,10 @@ export class UpdateStoreRequest {
   @IsString()
   name?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 4217 code.', example: 'EUR' })
+  @ApiPropertyOptional({ description: 'An ISO 4217 code of a currency in use.', example: 'EUR' })
   @IsOmittable()
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as EUR' })
+  @IsIn(CURRENCIES, { message: CURRENCY_MESSAGE })
+  @Matches(/^[A-Z]{3}$/, { message: CURRENCY_MESSAGE })
   @IsString()
   currency?: string;
 

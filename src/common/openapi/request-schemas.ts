@@ -1,0 +1,94 @@
+import type { INestApplication } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { ModulesContainer } from '@nestjs/core';
+import { DECORATORS, type OpenAPIObject, type ReferenceObject, type SchemaObject } from '@nestjs/swagger';
+import { getMetadataStorage } from 'class-validator';
+
+type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
+
+type Schema = SchemaObject | ReferenceObject;
+
+/** The class of every `@Body()` a handler of the app takes, or documents with `@ApiBody()` and validates itself. */
+function bodyClasses(app: INestApplication): Set<new () => object> {
+  const classes = new Set<new () => object>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (!controller) continue;
+      for (const handler of Object.getOwnPropertyNames(controller.prototype)) {
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {}) as Record<string, { index: number }>;
+        const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, handler) ?? []) as unknown[];
+        const documented = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, controller.prototype[handler as keyof object]) ?? []) as {
+          in?: string;
+          type?: unknown;
+        }[];
+        for (const parameter of documented) {
+          if (parameter.in === 'body' && typeof parameter.type === 'function') classes.add(parameter.type as new () => object);
+        }
+        for (const [key, arg] of Object.entries(args)) {
+          const type = types[arg.index];
+          if (Number(key.split(':')[0]) === RouteParamtypes.BODY && typeof type === 'function' && type !== Object) {
+            classes.add(type as new () => object);
+          }
+        }
+      }
+    }
+  }
+  return classes;
+}
+
+const isSchema = (schema: Schema | boolean | undefined): schema is SchemaObject => typeof schema === 'object' && !('$ref' in schema);
+
+/** Every object schema written out in a request schema (a size, a range, a question) refuses what it does not list. */
+function closeNestedObjects(schema: Schema | boolean | undefined): void {
+  if (!isSchema(schema)) return;
+  if (schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  for (const child of [
+    ...Object.values(schema.properties ?? {}),
+    schema.items,
+    schema.additionalProperties,
+    ...(schema.oneOf ?? []),
+    ...(schema.anyOf ?? []),
+    ...(schema.allOf ?? []),
+  ]) {
+    closeNestedObjects(child);
+  }
+}
+
+/** What the rules of one property enforce on a string, as JSON Schema says it. */
+function stringRules(rules: readonly ValidationMetadata[]): Pick<SchemaObject, 'minLength' | 'maxLength'> {
+  const derived: Pick<SchemaObject, 'minLength' | 'maxLength'> = {};
+  for (const rule of rules) {
+    const [first, second] = (rule.constraints ?? []) as (number | undefined)[];
+    if (rule.name === 'isLength') Object.assign(derived, { minLength: first, ...(second === undefined ? {} : { maxLength: second }) });
+    if (rule.name === 'minLength') derived.minLength = first;
+    if (rule.name === 'maxLength') derived.maxLength = first;
+  }
+  return derived;
+}
+
+/**
+ * The request bodies' schemas say what the validation pipe enforces, read from the very rules it applies (so they
+ * cannot drift apart): no field beyond those listed (`additionalProperties: false`, in nested objects too, as the
+ * pipe and the nested checks refuse unknown fields with 400), each string's length limits, and the allowed values of
+ * a field checked against a list (`@IsIn`) where the schema does not list them itself.
+ */
+export function documentRequestRules(app: INestApplication, document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  for (const type of bodyClasses(app)) {
+    const schema = schemas[type.name];
+    if (!isSchema(schema)) throw new Error(`the request body ${type.name} has no schema in the document`);
+    const rules = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      if (!isSchema(property)) continue;
+      // rules on the items of a list (`each`) are the items' business, which the property's schema states itself
+      const own = rules.filter((rule) => rule.propertyName === name && !rule.each);
+      if (property.type === 'string') Object.assign(property, stringRules(own));
+      const allowed = own.find((rule) => rule.name === 'isIn')?.constraints?.[0] as unknown[] | undefined;
+      if (allowed && property.enum === undefined) property.enum = [...allowed];
+      closeNestedObjects(property);
+    }
+    schema.additionalProperties = false;
+  }
+}
