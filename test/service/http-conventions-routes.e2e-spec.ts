@@ -30,6 +30,14 @@ describe('HTTP conventions', () => {
       }
     });
 
+    it('takes paths exactly as the API spells them: another case is no route', async () => {
+      const { admin, storeId } = await createTenant(t);
+      for (const path of ['/V1/STORES', '/v1/Stores', `/v1/stores/${storeId}/Events`, '/V1/API-KEYS']) {
+        problem(await t.http().get(path).set(bearer(admin.secret)), 404, 'not_found');
+      }
+      expect((await t.http().get('/v1/stores').set(bearer(admin.secret))).status).toBe(200);
+    });
+
     it('answers an unknown resource id with a 404 not_found problem', async () => {
       const { admin } = await createTenant(t);
       for (const id of ['not-an-id', '01a200fa-2ffc-76ba-af25-46c685a280e9', "1' OR '1'='1"]) {

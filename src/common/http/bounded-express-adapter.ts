@@ -4,6 +4,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { problemBody } from '../problems/problem-details.filter.js';
@@ -35,7 +36,7 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     /** Where a request refused before Express sees it is logged. */
     private readonly log: Logger | null = null,
   ) {
-    super();
+    super(exactPaths());
   }
 
   /** True from the moment shutdown begins: `/readyz` answers 503, so that a balancer stops sending requests. */
@@ -100,6 +101,16 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     server.closeAllConnections();
     return Promise.resolve();
   }
+}
+
+/**
+ * Express with paths taken as the API spells them: /V1/STORES is no route. Set before anything reaches the router,
+ * which reads the setting once, when it is made.
+ */
+function exactPaths(): Express {
+  const app = express();
+  app.set('case sensitive routing', true);
+  return app;
 }
 
 const openConnections = (server: Server): Promise<number> =>
