@@ -32,6 +32,7 @@ export function layout(context: PageContext, options: LayoutOptions, body: HtmlV
 ${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` : ''}
 </head>
 <body>
+<a class="skip-link visually-hidden-focusable" href="#content">Skip to content</a>
 <header class="topbar"><div class="topbar-inner">
   <a class="brand" href="/console">Size-Fit <span>console</span></a>
   ${
@@ -45,7 +46,7 @@ ${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` 
   </div>`
   }
 </div></header>
-<main class="page"${options.errorCode ? html` data-error-code="${options.errorCode}"` : ''}>
+<main class="page" id="content" tabindex="-1"${options.errorCode ? html` data-error-code="${options.errorCode}"` : ''}>
 ${options.breadcrumbs?.length ? breadcrumbs(options.breadcrumbs) : ''}
 ${body}
 </main>
