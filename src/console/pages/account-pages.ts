@@ -1,7 +1,7 @@
 import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
-import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
+import { csrfField, fieldError, fieldHint, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
 
 interface LogInForm {
   readonly email?: string;
@@ -52,8 +52,8 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
     <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}"${invalidAttributes(errors, 'email')}>
     ${fieldError(errors, 'email')}
     <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="12" maxlength="256"${invalidAttributes(errors, 'password')}>
-    <p class="hint">At least 12 characters. A few unrelated words make a good one.</p>
+    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="12" maxlength="256"${invalidAttributes(errors, 'password', { hint: true })}>
+    ${fieldHint('password', 'At least 12 characters. A few unrelated words make a good one.')}
     ${fieldError(errors, 'password')}
     <button type="submit" class="primary">Create account</button>
   </form>
@@ -139,8 +139,8 @@ export function passwordPage(context: PageContext, form: { errors?: readonly Fie
     <input id="current_password" name="current_password" type="password" autocomplete="current-password" required${invalidAttributes(errors, 'current_password')}>
     ${fieldError(errors, 'current_password')}
     <label for="new_password">New password</label>
-    <input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="12" maxlength="256"${invalidAttributes(errors, 'new_password')}>
-    <p class="hint">At least 12 characters.</p>
+    <input id="new_password" name="new_password" type="password" autocomplete="new-password" required minlength="12" maxlength="256"${invalidAttributes(errors, 'new_password', { hint: true })}>
+    ${fieldHint('new_password', 'At least 12 characters.')}
     ${fieldError(errors, 'new_password')}
     <button type="submit" class="primary">Change password</button>
   </form>

@@ -65,9 +65,19 @@ export function fieldError(errors: readonly FieldError[], field: string): Html {
   return error ? html`<p class="field-error" id="${field}-error" data-field="${field}">${error.message}</p>` : html``;
 }
 
-/** `aria-invalid` and the link to the message, for a field's input. */
-export function invalidAttributes(errors: readonly FieldError[], field: string): Html {
-  return errors.some((error) => error.field === field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : html``;
+/**
+ * `aria-invalid` and the link to the message, for a field's input; with `hint`, the field's hint is linked too
+ * (`<p class="hint" id="${field}-hint">`, see fieldHint).
+ */
+export function invalidAttributes(errors: readonly FieldError[], field: string, options: { readonly hint?: boolean } = {}): Html {
+  const invalid = errors.some((error) => error.field === field);
+  const describedBy = [options.hint ? `${field}-hint` : '', invalid ? `${field}-error` : ''].filter(Boolean).join(' ');
+  return html`${invalid ? html` aria-invalid="true"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}`;
+}
+
+/** The hint under a field, which its input names in `aria-describedby` (invalidAttributes with `hint`). */
+export function fieldHint(field: string, text: string): Html {
+  return html`<p class="hint" id="${field}-hint">${text}</p>`;
 }
 
 /** Errors about fields the form does not show (there should be none) still reach the person. */
