@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { useApp } from '../support/app.js';
-import { ConsoleClient, find, findAll, PASSWORD, signUp, uniqueEmail } from '../support/console-client.js';
+import { ConsoleClient, fieldErrors, find, findAll, PASSWORD, signUp, uniqueEmail } from '../support/console-client.js';
 import { createTenant } from '../support/fixtures.js';
 
 /** The console for people on a keyboard or a screen reader: skipping the header, hints and errors tied to their fields. */
@@ -72,5 +72,93 @@ describe('seller console accessibility', () => {
     const short = await me.post('/console/password', { current_password: PASSWORD, new_password: 'short' });
     expect(short.status).toBe(422);
     expect(describedBy(short.text, 'new_password')).toEqual([ids[0], 'new_password-error']);
+  });
+
+  /** The page's title, and its error summary: where each link leads and what it says. */
+  const refusal = (page: string) => {
+    const summaries = findAll(page, 'div', { class: 'error-summary' });
+    return {
+      title: find(page, 'title').text,
+      summaries: summaries.map((summary) => ({
+        role: summary.attrs.role,
+        heading: findAll(summary.inner, 'h2')[0]?.text,
+        links: findAll(summary.inner, 'a').map((a) => ({ href: a.attrs.href, text: a.text })),
+      })),
+    };
+  };
+
+  it('refuses a sign-up with "Error:" in the title and a summary at the top of the form linking to each invalid field', async () => {
+    const tenant = await createTenant(t);
+    const browser = new ConsoleClient(t);
+    expect(refusal((await browser.page('/console/signup')).text)).toEqual({ title: 'Create an account · Size-Fit console', summaries: [] });
+
+    const refused = await browser.submitSignUp({ admin_key: tenant.admin.secret, email: 'not an email', password: 'short' });
+    expect(refused.status).toBe(422);
+    const errors = fieldErrors(refused.text);
+    expect(Object.keys(errors).sort()).toEqual(['email', 'password']);
+    const { title, summaries } = refusal(refused.text);
+    expect(title).toBe('Error: Create an account · Size-Fit console');
+    expect(summaries).toEqual([
+      {
+        role: 'alert',
+        heading: 'There is a problem',
+        links: expect.arrayContaining([
+          { href: '#email', text: errors.email },
+          { href: '#password', text: errors.password },
+        ]) as unknown,
+      },
+    ]);
+    expect(summaries[0].links).toHaveLength(2);
+    // before the form it speaks of
+    expect(refused.text.indexOf('class="error-summary"')).toBeLessThan(refused.text.indexOf('action="/console/signup"'));
+    for (const { href } of summaries[0].links) expect(findAll(refused.text, 'input', { id: href.slice(1) })).toHaveLength(1);
+  });
+
+  it('refuses a key to issue with "Error:" in the title and a summary linking to the invalid fields', async () => {
+    const tenant = await createTenant(t);
+    const me = await signUp(t, tenant);
+    const store = (await me.page(`/console/stores/${tenant.storeId}`)).text;
+    const { title } = refusal(store);
+    expect(title).not.toMatch(/^Error/);
+    expect(refusal(store).summaries).toEqual([]);
+
+    const refused = await me.post(`/console/stores/${tenant.storeId}/keys`, { name: '' });
+    expect(refused.status).toBe(422);
+    const errors = fieldErrors(refused.text);
+    expect(Object.keys(errors).sort()).toEqual(['name', 'scopes']);
+    expect(refusal(refused.text)).toEqual({
+      title: `Error: ${title}`,
+      summaries: [
+        {
+          role: 'alert',
+          heading: 'There is a problem',
+          links: expect.arrayContaining([
+            { href: '#key-name', text: errors.name },
+            { href: '#key-scope-admin', text: errors.scopes },
+          ]) as unknown,
+        },
+      ],
+    });
+    expect(findAll(refused.text, 'input', { id: 'key-name' })).toHaveLength(1);
+    expect(findAll(refused.text, 'input', { id: 'key-scope-admin', name: 'scopes' })).toHaveLength(1);
+  });
+
+  it('refuses a metrics range and a new password the same way', async () => {
+    const tenant = await createTenant(t);
+    const me = await signUp(t, tenant);
+    const range = await me.get(`/console/stores/${tenant.storeId}/metrics?from=2026-03-01&to=2026-01-01`);
+    expect(range.status).toBe(422);
+    expect(refusal(range.text).title).toMatch(/^Error: /);
+    expect(refusal(range.text).summaries[0].links.map((link) => link.href)).toEqual(
+      Object.keys(fieldErrors(range.text)).map((field) => `#${field}`),
+    );
+    await me.page('/console/password');
+    const short = await me.post('/console/password', { current_password: PASSWORD, new_password: 'short' });
+    expect(refusal(short.text)).toEqual({
+      title: 'Error: Change password · Size-Fit console',
+      summaries: [
+        { role: 'alert', heading: 'There is a problem', links: [{ href: '#new_password', text: fieldErrors(short.text).new_password }] },
+      ],
+    });
   });
 });

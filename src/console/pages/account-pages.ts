@@ -1,7 +1,7 @@
 import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
-import { csrfField, fieldError, fieldHint, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
+import { csrfField, errorSummary, fieldError, fieldHint, invalidAttributes, layout, type PageContext } from './layout.js';
 
 interface LogInForm {
   readonly email?: string;
@@ -37,12 +37,12 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
   const errors = form.errors ?? [];
   return layout(
     context,
-    { title: 'Create an account' },
+    { title: 'Create an account', invalid: errors.length > 0 },
     html`<section class="card narrow">
   <h1>Create an account</h1>
   <p class="muted">Use the unrestricted admin key you received when your merchant was created (<code>POST /v1/merchants</code>).
   It proves you speak for the merchant. Your account lasts as long as that key: if the key is revoked, the account is removed.</p>
-  ${otherErrors(errors, ['admin_key', 'email', 'password'])}
+  ${errorSummary(errors, { admin_key: 'admin_key', email: 'email', password: 'password' })}
   <form method="post" action="/console/signup" class="stack">
     ${csrfField(context)}
     <label for="admin_key">Merchant admin key</label>
@@ -124,7 +124,11 @@ export function passwordPage(context: PageContext, form: { errors?: readonly Fie
   const errors = form.errors ?? [];
   return layout(
     context,
-    { title: 'Change password', breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: 'Change password' }] },
+    {
+      title: 'Change password',
+      invalid: errors.length > 0,
+      breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: 'Change password' }],
+    },
     html`<section class="card narrow">
   <h1>Change password</h1>
   ${
@@ -132,7 +136,7 @@ export function passwordPage(context: PageContext, form: { errors?: readonly Fie
       ? html`<p class="notice" role="status" data-status="password_changed">Your password is changed. Every other browser signed in to this account has been signed out.</p>`
       : html`<p class="muted">Changing it signs out every other browser signed in to this account.</p>`
   }
-  ${otherErrors(errors, ['current_password', 'new_password'])}
+  ${errorSummary(errors, { current_password: 'current_password', new_password: 'new_password' })}
   <form method="post" action="/console/password" class="stack">
     ${csrfField(context)}
     <label for="current_password">Current password</label>

@@ -12,6 +12,8 @@ export interface PageContext {
 
 interface LayoutOptions {
   readonly title: string;
+  /** A refused form shows field errors: the title says so first, as the browser tab and screen readers read it. */
+  readonly invalid?: boolean;
   /** Error pages name their code on `<main>`, for people reading the source and for tests. */
   readonly errorCode?: string;
   /** Pages that draw charts load uPlot. */
@@ -27,7 +29,7 @@ export function layout(context: PageContext, options: LayoutOptions, body: HtmlV
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <link rel="icon" href="data:,">
-<title>${options.title} · Size-Fit console</title>
+<title>${options.invalid ? 'Error: ' : ''}${options.title} · Size-Fit console</title>
 <link rel="stylesheet" href="${assetUrl('console.css')}">
 ${options.chart ? html`<link rel="stylesheet" href="${assetUrl('uplot.css')}">` : ''}
 </head>
@@ -80,10 +82,24 @@ export function fieldHint(field: string, text: string): Html {
   return html`<p class="hint" id="${field}-hint">${text}</p>`;
 }
 
-/** Errors about fields the form does not show (there should be none) still reach the person. */
-export function otherErrors(errors: readonly FieldError[], shown: readonly string[]): Html {
-  const rest = errors.filter((error) => !shown.includes(error.field));
-  return html`${rest.map((error) => html`<p class="form-error" data-error-code="${error.code}">${error.message}</p>`)}`;
+/** The fields a form shows: each field's name → the id of its input, where the error summary links. */
+type ShownFields = Readonly<Record<string, string>>;
+
+/**
+ * At the top of a refused form: a summary announced at once, linking to each invalid field; then errors about
+ * fields the form does not show (there should be none), which still reach the person.
+ */
+export function errorSummary(errors: readonly FieldError[], shown: ShownFields): Html {
+  const listed = errors.filter((error) => Object.hasOwn(shown, error.field));
+  const rest = errors.filter((error) => !Object.hasOwn(shown, error.field));
+  return html`${
+    listed.length
+      ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+    <h2 id="error-summary-title">There is a problem</h2>
+    <ul>${listed.map((error) => html`<li><a href="#${shown[error.field]}">${error.message}</a></li>`)}</ul>
+  </div>`
+      : ''
+  }${rest.map((error) => html`<p class="form-error" data-error-code="${error.code}">${error.message}</p>`)}`;
 }
 
 function breadcrumbs(items: NonNullable<LayoutOptions['breadcrumbs']>): Html {

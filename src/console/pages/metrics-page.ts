@@ -2,7 +2,7 @@ import type { FieldError } from '../../common/problems/problem-error.js';
 import type { DailyMetricsResponse, MetricsCounts, MetricsRates, MetricsResponse } from '../../metrics/dto/metrics.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html, jsonScript } from '../html.js';
-import { fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
+import { errorSummary, fieldError, invalidAttributes, layout, type PageContext } from './layout.js';
 
 /** The seven rates, as the console names them, with the counts each divides. */
 const RATES: ReadonlyArray<{
@@ -81,6 +81,7 @@ export function metricsPage(context: PageContext, page: MetricsPage): Html {
     context,
     {
       title: `${store.name} metrics`,
+      invalid: errors.length > 0,
       chart: true,
       breadcrumbs: [
         { label: 'Stores', href: '/console' },
@@ -89,6 +90,7 @@ export function metricsPage(context: PageContext, page: MetricsPage): Html {
       ],
     },
     html`<h1>Metrics</h1>
+${errorSummary(errors, { from: 'from', to: 'to' })}
 <form method="get" action="/console/stores/${store.id}/metrics" class="range">
   <div><label for="from">Sessions from</label>
   <input id="from" name="from" type="date" required value="${page.from}"${invalidAttributes(errors, 'from')}>${fieldError(errors, 'from')}</div>
@@ -96,7 +98,6 @@ export function metricsPage(context: PageContext, page: MetricsPage): Html {
   <input id="to" name="to" type="date" required value="${page.to}"${invalidAttributes(errors, 'to')}>${fieldError(errors, 'to')}</div>
   <button type="submit" class="primary">Show</button>
 </form>
-${otherErrors(errors, ['from', 'to'])}
 ${page.summary && page.daily ? figures(page.summary, page.daily) : ''}`,
   );
 }

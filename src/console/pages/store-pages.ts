@@ -5,7 +5,7 @@ import type { StoreResponse } from '../../stores/dto/store.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
 import type { PlatformConnection } from '../platform.entities.js';
-import { csrfField, fieldError, invalidAttributes, layout, otherErrors, type PageContext } from './layout.js';
+import { csrfField, errorSummary, fieldError, invalidAttributes, layout, type PageContext } from './layout.js';
 
 export function storesPage(context: PageContext, stores: readonly StoreResponse[], more: string | null): Html {
   return layout(
@@ -55,7 +55,11 @@ export function storePage(context: PageContext, page: StorePage): Html {
   const { store } = page;
   return layout(
     context,
-    { title: store.name, breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name }] },
+    {
+      title: store.name,
+      invalid: Boolean(page.issueForm?.errors.length || page.connectForm?.errors.length),
+      breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name }],
+    },
     html`<div class="heading-row">
   <h1>${store.name}</h1>
   <div class="heading-actions">
@@ -134,7 +138,7 @@ function issueForm(context: PageContext, store: Store, formId: string, form: Sto
   const errors = form?.errors ?? [];
   return html`<details class="issue"${form ? ' open' : ''}>
   <summary>Issue a key</summary>
-  ${otherErrors(errors, ['name', 'scopes', 'expires_at'])}
+  ${errorSummary(errors, { name: 'key-name', scopes: `key-scope-${SCOPES[0]}`, expires_at: 'key-expiry' })}
   <form method="post" action="/console/stores/${store.id}/keys" class="stack">
     ${csrfField(context)}<input type="hidden" name="form_id" value="${formId}">
     <label for="key-name">Name</label>
@@ -145,7 +149,7 @@ function issueForm(context: PageContext, store: Store, formId: string, form: Sto
       ${SCOPES.map(
         (
           scope,
-        ) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? ' checked' : ''}>
+        ) => html`<label class="check"><input type="checkbox" id="key-scope-${scope}" name="scopes" value="${scope}"${values.scopes.includes(scope) ? ' checked' : ''}>
         <span><strong>${scope}</strong> <span class="muted">${SCOPE_HINTS[scope] ?? ''}</span></span></label>`,
       )}
     </fieldset>
@@ -172,6 +176,7 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
     </form>`
       : configured
         ? html`<p class="muted">Connect this store to its shop on the e-commerce platform. You will approve the connection on the platform and come back here.</p>
+    ${errorSummary(errors, { shop: 'shop' })}
     <form method="post" action="/console/stores/${store.id}/platform/connect" class="inline">
       ${csrfField(context)}
       <label for="shop">Shop domain</label>
