@@ -12,7 +12,7 @@ import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js'
 import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { storesPage } from './pages/store-pages.js';
-import { safeReturnPath } from './return-path.js';
+import { logInAddress, safeReturnPath } from './return-path.js';
 
 /** Sign-up, sign-in, sign-out, the password, who has access, and the list of the merchant's stores. */
 @ApiExcludeController()
@@ -68,14 +68,14 @@ export class ConsoleAccountsController {
     const returnTo = safeReturnPath(formText(body, 'return'));
     const result = await this.accounts.logIn(email, formText(body, 'password'), clientAddress(request));
     if (result.ok) return this.signedIn(response, result.token, returnTo ?? '/console');
-    if (result.reason === 'too_many_attempts') return this.tooManyAttempts(page, response, result.retryAfterSeconds);
+    if (result.reason === 'too_many_attempts') return this.tooManyAttempts(page, response, result.retryAfterSeconds, returnTo);
     this.pages.send(response, 401, logInPage(page, { email, failed: true, returnTo }));
   }
 
   @Get('signup')
   @ConsolePage({ signedIn: false })
-  signUpForm(@CurrentPage() page: PageContext, @Res() response: Response): void {
-    this.pages.send(response, 200, signUpPage(page));
+  signUpForm(@CurrentPage() page: PageContext, @Query('return') back: unknown, @Res() response: Response): void {
+    this.pages.send(response, 200, signUpPage(page, { returnTo: safeReturnPath(back) }));
   }
 
   @Post('signup')
@@ -87,10 +87,11 @@ export class ConsoleAccountsController {
     @Res() response: Response,
   ): Promise<void> {
     const form = { adminKey: formText(body, 'admin_key'), email: formText(body, 'email'), password: formText(body, 'password') };
+    const returnTo = safeReturnPath(formText(body, 'return'));
     const result = await this.accounts.signUp(form, clientAddress(request));
-    if (result.ok) return this.signedIn(response, result.token);
-    if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds);
-    this.pages.send(response, 422, signUpPage(page, { email: form.email, errors: result.errors }));
+    if (result.ok) return this.signedIn(response, result.token, returnTo ?? '/console');
+    if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds, returnTo);
+    this.pages.send(response, 422, signUpPage(page, { email: form.email, errors: result.errors, returnTo }));
   }
 
   /** Signing out is a form (a link could be followed by anyone's page); the address alone leads home. */
@@ -171,7 +172,8 @@ export class ConsoleAccountsController {
     this.pages.redirect(response, next);
   }
 
-  private tooManyAttempts(page: PageContext, response: Response, retryAfterSeconds: number): void {
+  /** `returnTo`: where signing in was to lead (already checked by safeReturnPath); the way back to log in keeps it. */
+  private tooManyAttempts(page: PageContext, response: Response, retryAfterSeconds: number, returnTo: string | null = null): void {
     this.pages.send(
       response,
       429,
@@ -180,7 +182,7 @@ export class ConsoleAccountsController {
         code: 'too_many_attempts',
         title: 'Too many attempts',
         message: `Too many failed attempts from here or for this account. Try again in ${waitInWords(retryAfterSeconds)}.`,
-        back: { href: '/console/login', label: 'Back to log in' },
+        back: { href: logInAddress({ ended: false, back: returnTo }), label: 'Back to log in' },
       }),
       { 'Retry-After': String(retryAfterSeconds) },
     );

@@ -41,6 +41,11 @@ export function logInAddress(options: { ended: boolean; back: string | null }): 
   return search ? `/console/login?${search}` : '/console/login';
 }
 
+/** The sign-up address, carrying where sign-in was to lead (a value safeReturnPath kept). */
+export function signUpAddress(back: string | null): string {
+  return back !== null && back !== '/console' ? `/console/signup?${new URLSearchParams({ return: back }).toString()}` : '/console/signup';
+}
+
 const MAX_LENGTH = 1024;
 /** A path and query of URL characters only (RFC 3986 pchar, `/` and `?`), under /console/. */
 const ALLOWED = /^\/console\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/;

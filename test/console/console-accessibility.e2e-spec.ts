@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { useApp } from '../support/app.js';
-import { ConsoleClient, fieldErrors, find, findAll, PASSWORD, signUp, uniqueEmail } from '../support/console-client.js';
+import { ConsoleClient, expectSeeOther, fieldErrors, find, findAll, PASSWORD, signUp, uniqueEmail } from '../support/console-client.js';
 import { createTenant } from '../support/fixtures.js';
 
 /** The console for people on a keyboard or a screen reader: skipping the header, hints and errors tied to their fields. */
@@ -159,6 +159,65 @@ describe('seller console accessibility', () => {
       summaries: [
         { role: 'alert', heading: 'There is a problem', links: [{ href: '#new_password', text: fieldErrors(short.text).new_password }] },
       ],
+    });
+  });
+
+  describe('the page to come back to after signing in', () => {
+    const back = '/console/access?after=x';
+    const query = new URLSearchParams({ return: back }).toString();
+
+    it('is kept by the way from log in to sign up and back, and sign-up leads there', async () => {
+      const tenant = await createTenant(t);
+      const browser = new ConsoleClient(t);
+      const logInForm = (await browser.page(`/console/login?${query}`)).text;
+      const toSignUp = find(logInForm, 'a', { href: `/console/signup?${query}` });
+      expect(toSignUp.text).toBe('Create an account');
+
+      const signUpForm = (await browser.page(toSignUp.attrs.href)).text;
+      expect(find(signUpForm, 'input', { name: 'return' }).attrs.value).toBe(back);
+      expect(findAll(signUpForm, 'a', { href: `/console/login?${query}` })).toHaveLength(1);
+
+      const refused = await browser.post('/console/signup', {
+        admin_key: tenant.admin.secret,
+        email: uniqueEmail(),
+        password: 'short',
+        return: back,
+      });
+      expect(refused.status).toBe(422);
+      expect(find(refused.text, 'input', { name: 'return' }).attrs.value).toBe(back);
+      const done = await browser.post('/console/signup', {
+        admin_key: tenant.admin.secret,
+        email: uniqueEmail(),
+        password: PASSWORD,
+        return: back,
+      });
+      expectSeeOther(done, '/console/access');
+      expect(done.headers.location).toBe(back);
+    });
+
+    it('is dropped when it is not a console page to return to', async () => {
+      const browser = new ConsoleClient(t);
+      for (const unsafe of ['//evil.example/console/x', '/console/login', 'https://evil.example/']) {
+        const page = (await browser.page(`/console/login?${new URLSearchParams({ return: unsafe }).toString()}`)).text;
+        expect(findAll(page, 'a', { href: '/console/signup' })).toHaveLength(1);
+        const signUpForm = (await browser.page(`/console/signup?${new URLSearchParams({ return: unsafe }).toString()}`)).text;
+        expect(findAll(signUpForm, 'input', { name: 'return' })).toHaveLength(0);
+        expect(findAll(signUpForm, 'a', { href: '/console/login' })).toHaveLength(1);
+      }
+    });
+
+    it('is kept by the way back to log in from too many attempts', async () => {
+      const me = await signUp(t, await createTenant(t));
+      const browser = new ConsoleClient(t);
+      await browser.page(`/console/login?${query}`);
+      let answer = await browser.post('/console/login', { email: me.email, password: `${PASSWORD} no`, return: back });
+      for (let i = 0; i < 10 && answer.status !== 429; i++) {
+        answer = await browser.post('/console/login', { email: me.email, password: `${PASSWORD} no`, return: back });
+      }
+      expect(answer.status).toBe(429);
+      expect(find(answer.text, 'a', { class: 'button' })).toEqual(
+        expect.objectContaining({ text: 'Back to log in', attrs: expect.objectContaining({ href: `/console/login?${query}` }) as unknown }),
+      );
     });
   });
 });

@@ -1,6 +1,7 @@
 import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
+import { logInAddress, signUpAddress } from '../return-path.js';
 import { csrfField, errorSummary, fieldError, fieldHint, invalidAttributes, layout, type PageContext } from './layout.js';
 
 interface LogInForm {
@@ -28,12 +29,15 @@ export function logInPage(context: PageContext, form: LogInForm = {}): Html {
     <input id="password" name="password" type="password" autocomplete="current-password" required>
     <button type="submit" class="primary">Log in</button>
   </form>
-  <p class="muted">New here? <a href="/console/signup">Create an account</a> with your merchant admin key.</p>
+  <p class="muted">New here? <a href="${signUpAddress(form.returnTo ?? null)}">Create an account</a> with your merchant admin key.</p>
 </section>`,
   );
 }
 
-export function signUpPage(context: PageContext, form: { email?: string; errors?: readonly FieldError[] } = {}): Html {
+export function signUpPage(
+  context: PageContext,
+  form: { email?: string; errors?: readonly FieldError[]; /** Checked by safeReturnPath. */ returnTo?: string | null } = {},
+): Html {
   const errors = form.errors ?? [];
   return layout(
     context,
@@ -44,7 +48,7 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
   It proves you speak for the merchant. Your account lasts as long as that key: if the key is revoked, the account is removed.</p>
   ${errorSummary(errors, { admin_key: 'admin_key', email: 'email', password: 'password' })}
   <form method="post" action="/console/signup" class="stack">
-    ${csrfField(context)}
+    ${csrfField(context)}${form.returnTo ? html`<input type="hidden" name="return" value="${form.returnTo}">` : ''}
     <label for="admin_key">Merchant admin key</label>
     <input id="admin_key" name="admin_key" type="password" autocomplete="off" spellcheck="false" required placeholder="sfk_…"${invalidAttributes(errors, 'admin_key')}>
     ${fieldError(errors, 'admin_key')}
@@ -57,7 +61,7 @@ export function signUpPage(context: PageContext, form: { email?: string; errors?
     ${fieldError(errors, 'password')}
     <button type="submit" class="primary">Create account</button>
   </form>
-  <p class="muted">Already have an account? <a href="/console/login">Log in</a>.</p>
+  <p class="muted">Already have an account? <a href="${logInAddress({ ended: false, back: form.returnTo ?? null })}">Log in</a>.</p>
 </section>`,
   );
 }
