@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
 import type { EntityManager } from 'typeorm';
 import { isId, newId } from '../common/http/ids.js';
 import type { Page, PageQuery } from '../common/http/pagination.js';
@@ -9,7 +10,7 @@ import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountResponse } from './dto/console-account.response.js';
-import { newToken } from './console-credentials.js';
+import { newToken, readToken, SESSION_COOKIE } from './console-credentials.js';
 import { digestSecret } from './key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { ConsoleIdentity } from './principal.js';
@@ -153,6 +154,13 @@ export class ConsoleAccountsService {
   }
 
   /** The live session of a cookie token, refreshing its idle expiry; null when there is none or its key is not live. */
+  /** The browser's console session, from its cookie: its token and who it is; null when it has none that is live. */
+  async sessionOf(request: Request): Promise<{ token: string; identity: ConsoleIdentity } | null> {
+    const token = readToken(request, SESSION_COOKIE);
+    const identity = token === null ? null : await this.authenticate(token);
+    return token === null || identity === null ? null : { token, identity };
+  }
+
   async authenticate(token: string): Promise<ConsoleIdentity | null> {
     const row = await this.accounts.findLiveSession(digestSecret(token));
     if (!row) return null;

@@ -4,16 +4,7 @@ import { readForm } from '../common/http/form-body.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import type { AccessRule } from './access.decorators.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
-import {
-  ANONYMOUS_COOKIE,
-  CSRF_FIELD,
-  csrfMatches,
-  csrfToken,
-  newToken,
-  readToken,
-  SESSION_COOKIE,
-  setTokenCookie,
-} from './console-credentials.js';
+import { ANONYMOUS_COOKIE, CSRF_FIELD, csrfMatches, csrfToken, newToken, readToken, setTokenCookie } from './console-credentials.js';
 import type { ConsoleIdentity, MerchantPrincipal } from './principal.js';
 
 type ConsoleRule = Extract<AccessRule, { kind: 'console' }>;
@@ -34,10 +25,9 @@ export class ConsoleSessionAccess {
     let seed: string;
     let identity: ConsoleIdentity | null = null;
     if (rule.signedIn) {
-      const token = readToken(request, SESSION_COOKIE);
-      identity = token === null ? null : await this.consoleAccounts.authenticate(token);
-      if (token === null || identity === null) throw new ProblemError('unauthenticated', 'Sign in to the console');
-      seed = token;
+      const session = await this.consoleAccounts.sessionOf(request);
+      if (session === null) throw new ProblemError('unauthenticated', 'Sign in to the console');
+      ({ identity, token: seed } = session);
     } else {
       const existing = readToken(request, ANONYMOUS_COOKIE);
       seed = existing ?? newToken();

@@ -51,8 +51,7 @@ export class ConsoleAccountsController {
     @Res() response: Response,
   ): Promise<void> {
     const returnTo = safeReturnPath(back);
-    const token = readToken(request, SESSION_COOKIE);
-    if (token !== null && (await this.accounts.authenticate(token)) !== null) return this.pages.redirect(response, returnTo ?? '/console');
+    if ((await this.accounts.sessionOf(request)) !== null) return this.pages.redirect(response, returnTo ?? '/console');
     this.pages.send(response, 200, logInPage(page, { ended: ended === '1', returnTo }));
   }
 

@@ -68,10 +68,8 @@ export class ConsolePageFilter implements ExceptionFilter {
    */
   private async signedInContext(request: Request): Promise<PageContext> {
     if (request.console?.identity) return pageContext(request);
-    const token = readToken(request, SESSION_COOKIE);
-    const identity = token === null ? null : await this.accounts.authenticate(token);
-    if (token === null || identity === null) return pageContext(request);
-    return { csrfToken: csrfToken(token), email: identity.email };
+    const session = await this.accounts.sessionOf(request);
+    return session === null ? pageContext(request) : { csrfToken: csrfToken(session.token), email: session.identity.email };
   }
 }
 
