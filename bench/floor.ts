@@ -274,7 +274,7 @@ async function findStored(db: Queryable, principal: Principal, drafts: readonly 
   const { rows } = await db.query<StoredRow>({
     name: 'floor.find-stored',
     text: `SELECT ${COLUMNS}, payload_sha256 FROM events
-      WHERE merchant_id = $1 AND store_id = $2
+      WHERE merchant_id = (SELECT $1::uuid) AND store_id = (SELECT $2::uuid)
         AND (source, external_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
     values: [principal.merchantId, principal.storeId, drafts.map((d) => d.source), drafts.map((d) => d.externalId)],
   });
@@ -356,10 +356,10 @@ async function ingestAlone(principal: Principal, d: Draft, now: Date): Promise<R
     session_recommended: boolean | null;
   }>({
     name: 'floor.insert-alone',
-    text: `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
-          v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
+    text: `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $3::uuid) AND id = $7::uuid FOR KEY SHARE),
+          v AS (SELECT product_id FROM variants WHERE store_id = (SELECT $3::uuid) AND id = $8::uuid FOR KEY SHARE),
           s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
+                  FROM sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${COLUMNS}, payload_sha256)
                 SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16
                  WHERE $17::boolean
@@ -400,10 +400,10 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
     recommended: boolean | null;
   }>({
     name: 'floor.load-references',
-    text: `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
-          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
+    text: `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
           s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
+                  FROM sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
      SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
        FROM p
      UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
@@ -473,17 +473,17 @@ async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft,
                  FROM session_lines l
                  JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
                    ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
-                WHERE l.store_id = $1
+                WHERE l.store_id = (SELECT $1::uuid)
                 GROUP BY l.order_id, l.line_item_id
                HAVING count(*) > 1) AS m
-        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
+        WHERE s.store_id = (SELECT $1::uuid) AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
     values: [principal.storeId, [d.orderId], [d.lineItemId]],
   });
   await db.query({
     name: 'floor.first-purchases',
     text: `UPDATE sessions AS s SET first_purchased_at = t.at
          FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
-        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
+        WHERE s.store_id = (SELECT $1::uuid) AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
     values: [principal.storeId, [d.sessionId], [d.occurredAt.toISOString()]],
   });
 }

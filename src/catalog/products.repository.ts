@@ -31,7 +31,7 @@ const LOCK_ACTIVE_VARIANTS = prepared<{ id: string; size_label: string }>(
 /** A product named in a request, locked `FOR KEY SHARE` (`lockReference`). */
 const LOCK_PRODUCT = prepared<{ id: string; size_chart_id: string; product_type_id: string; archived_at: Date | null }>(
   'catalog.lock-product',
-  `SELECT id, size_chart_id, product_type_id, archived_at FROM products WHERE id = $1 AND store_id = $2 FOR KEY SHARE`,
+  `SELECT id, size_chart_id, product_type_id, archived_at FROM products WHERE id = $1 AND store_id = (SELECT $2::uuid) FOR KEY SHARE`,
 );
 
 /** The store's products and their variants. */

@@ -23,12 +23,29 @@ interface Prepared<Row> {
   readonly row?: Row;
 }
 
-const names = new Set<string>();
+const texts = new Map<string, string>();
 
+/**
+ * A statement that finds rows by their key within a store compares the store as `(SELECT $n::uuid)`, not `$n`.
+ * Given the value, PostgreSQL estimates the store's rows from its statistics, and a store they have not seen (a new
+ * one, on tables another store fills, until the next ANALYZE) counts as one row: the cheapest plan then reads the
+ * store's rows by its id alone and filters them for the key, once per key, so the statement grows with the store
+ * (marking a purchase's shared session links went quadratic: 20 purchases a second instead of 600,
+ * docs/performance.md). Behind an InitPlan the value is unknown when planning, the estimate is the average store's,
+ * and the key's index is used. Reads of a whole store (lists, metrics) keep the value in sight: its estimate is
+ * what they need.
+ */
 export function prepared<Row>(name: string, text: string): Prepared<Row> {
-  if (names.has(name)) throw new Error(`a prepared statement is already named ${name}`);
-  names.add(name);
+  if (texts.has(name)) throw new Error(`a prepared statement is already named ${name}`);
+  texts.set(name, text);
   return { name, text };
+}
+
+/** The text of the prepared statement `name` (for tests that read its plan). */
+export function statementText(name: string): string {
+  const text = texts.get(name);
+  if (text === undefined) throw new Error(`no prepared statement is named ${name}`);
+  return text;
 }
 
 /**

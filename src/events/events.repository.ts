@@ -51,10 +51,10 @@ const LOAD_REFERENCES = prepared<{
   recommended: boolean | null;
 }>(
   'events.load-references',
-  `WITH p AS (SELECT id FROM products WHERE store_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE),
-          v AS (SELECT id, product_id FROM variants WHERE store_id = $1 AND id = ANY($3::uuid[]) FOR KEY SHARE),
+  `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
           s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $1 AND id = ANY($4::uuid[]) FOR KEY SHARE)
+                  FROM sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
      SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
        FROM p
      UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
@@ -71,10 +71,10 @@ const INSERT_ALONE = prepared<{
   session_recommended: boolean | null;
 }>(
   'events.insert-alone',
-  `WITH p AS (SELECT id FROM products WHERE store_id = $3 AND id = $7::uuid FOR KEY SHARE),
-          v AS (SELECT product_id FROM variants WHERE store_id = $3 AND id = $8::uuid FOR KEY SHARE),
+  `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $3::uuid) AND id = $7::uuid FOR KEY SHARE),
+          v AS (SELECT product_id FROM variants WHERE store_id = (SELECT $3::uuid) AND id = $8::uuid FOR KEY SHARE),
           s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
-                  FROM sessions WHERE store_id = $3 AND id = $9::uuid FOR KEY SHARE),
+                  FROM sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${EVENT_COLUMNS})
                 SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16,
                        $17, $18::uuid
@@ -167,7 +167,7 @@ const FIND_STORED = prepared<{
 }>(
   'events.find-stored',
   `SELECT ${EVENT_COLUMNS} FROM events
-    WHERE merchant_id = $1 AND store_id = $2
+    WHERE merchant_id = (SELECT $1::uuid) AND store_id = (SELECT $2::uuid)
       AND (source, external_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
 );
 

@@ -161,7 +161,7 @@ const OUTCOME_SIZES = prepared<{
                               (SELECT l.session_id FROM session_lines l
                                 WHERE l.store_id = e.store_id AND l.order_id = e.order_id
                                   AND l.line_item_id = e.line_item_id AND NOT l.shared))) r ON true
-    WHERE e.store_id = $1 AND e.id = ANY($2::uuid[])`,
+    WHERE e.store_id = (SELECT $1::uuid) AND e.id = ANY($2::uuid[])`,
 );
 
 /** Sums added to each product's row (sorted by product by the caller). */
@@ -242,7 +242,7 @@ const SIZE_OUTCOMES = prepared<SizeOutcomes>(
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.fit_feedback = 'too_large')::int AS too_large
      FROM events e
      JOIN variants v ON v.store_id = e.store_id AND v.id = e.variant_id
-    WHERE e.store_id = $1 AND e.product_id = $2
+    WHERE e.store_id = (SELECT $1::uuid) AND e.product_id = $2
       AND e.type IN ('purchase', 'item_kept', 'return_requested', 'size_exchange')
     GROUP BY v.size_label`,
 );

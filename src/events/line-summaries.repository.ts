@@ -75,10 +75,10 @@ const MARK_SHARED = prepared<never>(
                  FROM session_lines l
                  JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
                    ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
-                WHERE l.store_id = $1
+                WHERE l.store_id = (SELECT $1::uuid)
                 GROUP BY l.order_id, l.line_item_id
                HAVING count(*) > 1) AS m
-        WHERE s.store_id = $1 AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
+        WHERE s.store_id = (SELECT $1::uuid) AND s.order_id = m.order_id AND s.line_item_id = m.line_item_id AND NOT s.shared`,
 );
 
 /** Changed outcome times copied to every session link of their line. */
@@ -88,7 +88,7 @@ const COPY_OUTCOMES = prepared<never>(
           SET size_returned_at = t.size_returned_at, kept_at = t.kept_at, size_exchanged_at = t.size_exchanged_at
          FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
            AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-        WHERE s.store_id = $1 AND s.order_id = t.order_id AND s.line_item_id = t.line_item_id`,
+        WHERE s.store_id = (SELECT $1::uuid) AND s.order_id = t.order_id AND s.line_item_id = t.line_item_id`,
 );
 
 /** `first_purchased_at` of the sessions purchases name moved to the earliest. */
@@ -96,14 +96,14 @@ const FIRST_PURCHASES = prepared<never>(
   'line-summaries.first-purchases',
   `UPDATE sessions AS s SET first_purchased_at = t.at
          FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
-        WHERE s.store_id = $1 AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
+        WHERE s.store_id = (SELECT $1::uuid) AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
 );
 
 /** A session's links start counting once it has recommended. */
 const MARK_RECOMMENDED = prepared<never>(
   'line-summaries.mark-recommended',
   `UPDATE session_lines SET session_recommended = true
-      WHERE store_id = $1 AND session_id = $2 AND NOT session_recommended`,
+      WHERE store_id = (SELECT $1::uuid) AND session_id = $2 AND NOT session_recommended`,
 );
 
 /** The metrics' summaries of order lines: `order_lines`, `session_lines` and `sessions.first_purchased_at`. */

@@ -60,7 +60,7 @@ const toSession = (row: SessionRow): FitSession => ({
 /** The store's session, locked `FOR UPDATE` (`lock`). */
 const LOCK_SESSION = prepared<SessionRow>(
   'sessions.lock',
-  `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = $1 AND s.store_id = $2 FOR UPDATE`,
+  `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = $1 AND s.store_id = (SELECT $2::uuid) FOR UPDATE`,
 );
 
 /** The store's session, locked `FOR UPDATE`, with its chart, its product's adjustment and its type's weights. */
@@ -84,7 +84,7 @@ const LOCK_FOR_ANSWERS = prepared<
      JOIN size_charts c ON c.id = s.size_chart_id
      JOIN products p ON p.id = s.product_id
      JOIN product_types t ON t.id = p.product_type_id
-    WHERE s.id = $1 AND s.store_id = $2
+    WHERE s.id = $1 AND s.store_id = (SELECT $2::uuid)
       FOR UPDATE OF s`,
 );
 

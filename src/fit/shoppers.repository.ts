@@ -11,7 +11,10 @@ const STORE_KEY = prepared<{ key: Buffer }>(
 );
 
 /** The link between the store's sessions and a shopper, erased. */
-const UNLINK = prepared<never>('shoppers.unlink', `UPDATE sessions SET shopper_digest = NULL WHERE store_id = $1 AND shopper_digest = $2`);
+const UNLINK = prepared<never>(
+  'shoppers.unlink',
+  `UPDATE sessions SET shopper_digest = NULL WHERE store_id = (SELECT $1::uuid) AND shopper_digest = $2`,
+);
 
 /**
  * Returning shoppers as the store knows them: the integrator's id for a shopper is never stored, only its HMAC-SHA256

@@ -1,4 +1,4 @@
-import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, type EntityTarget, type FindOptionsWhere, type ObjectLiteral, Raw, type SelectQueryBuilder } from 'typeorm';
 import { isId } from '../http/ids.js';
 import { ProblemError } from '../problems/problem-error.js';
 import type { Store } from '../../stores/store.entity.js';
@@ -8,6 +8,12 @@ interface StoreOwnedRow extends ObjectLiteral {
   id: string;
   storeId: string;
 }
+
+/**
+ * The row's store, compared behind an InitPlan so that the row is found by its id whatever the statistics say of the
+ * store (src/database/statements.ts, `prepared`).
+ */
+const inStore = (store: Store) => Raw((column) => `${column} = (SELECT CAST(:storeId AS uuid))`, { storeId: store.id });
 
 /**
  * Reads of a store's data go through these, given the store the access guard resolved for the caller: a row of
@@ -23,7 +29,7 @@ export async function findInStore<E extends StoreOwnedRow>(
 ): Promise<E> {
   const row = isId(id)
     ? await manager.findOne(entity, {
-        where: { id, storeId: store.id } as FindOptionsWhere<E>,
+        where: { id, storeId: inStore(store) } as FindOptionsWhere<E>,
         ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
       })
     : null;
@@ -46,7 +52,7 @@ export async function findReference<E extends StoreOwnedRow>(
 ): Promise<E> {
   const row = isId(id)
     ? await manager.findOne(entity, {
-        where: { id, storeId: store.id } as FindOptionsWhere<E>,
+        where: { id, storeId: inStore(store) } as FindOptionsWhere<E>,
         lock: { mode: 'for_key_share' },
       })
     : null;
