@@ -78,9 +78,13 @@ export class ProductsRepository {
     return new Map(rows.map((row) => [row.id, row.title]));
   }
 
-  /** The product `id`, which the caller knows exists (a variant's product). */
-  getById(manager: EntityManager, id: string): Promise<Product> {
-    return manager.findOneByOrFail(Product, { id });
+  /**
+   * The product `id`, which the caller knows exists (a variant's product), locked `FOR SHARE` until the transaction
+   * ends: a concurrent move to another chart (which locks it `FOR UPDATE`, then checks its variants' sizes) waits for
+   * the caller's write and sees it, or wins and is read here.
+   */
+  lockShared(manager: EntityManager, id: string): Promise<Product> {
+    return manager.findOneOrFail(Product, { where: { id }, lock: { mode: 'pessimistic_read' } });
   }
 
   /** The store's product `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

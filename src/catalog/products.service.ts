@@ -152,7 +152,7 @@ export class ProductsService {
     await this.transactions.run(async (manager) => {
       const variant = await this.products.findVariant(manager, store, productId, id);
       if (request.size_label !== undefined) {
-        const product = await this.products.getById(manager, variant.productId);
+        const product = await this.products.lockShared(manager, variant.productId);
         requireChartLabel(await this.charts.lockLabels(manager, product.sizeChartId), request.size_label);
       }
       const changes: Partial<Variant> = {

@@ -10,6 +10,7 @@ import {
   createProduct,
   createProductType,
   createSizeChart,
+  createVariant,
   DEFAULT_SIZES,
   type SizeDefinitionBody,
 } from '../support/catalog-fixtures.js';
@@ -112,6 +113,33 @@ describe('catalog', () => {
           ],
         );
         const labels = (await get(admin.secret, at(storeId, `/size-charts/${product.size_chart_id}`))).body.sizes.map(
+          (size: SizeDefinitionBody) => size.label,
+        );
+        const variants = (await get(admin.secret, at(storeId, `/products/${product.id}/variants`))).body.data as { size_label: string }[];
+        for (const { size_label } of variants) expect(labels).toContain(size_label);
+      }
+    });
+
+    it('a product moved to a chart without a size while a variant is relabelled to it never leaves the variant without its size', async () => {
+      const [small, medium] = DEFAULT_SIZES;
+      for (let round = 0; round < ROUNDS; round++) {
+        const { admin, storeId } = await createTenant(t);
+        const product = await createProduct(t, admin.secret, storeId);
+        const smaller = await createSizeChart(t, admin.secret, storeId, { sizes: [small, medium] });
+        const variant = await createVariant(t, admin.secret, storeId, product.id, { size_label: 'M' });
+        const [relabelled, moved] = await Promise.all([
+          patch(admin.secret, at(storeId, `/products/${product.id}/variants/${variant.id}`), { size_label: 'L' }),
+          patch(admin.secret, at(storeId, `/products/${product.id}`), { size_chart_id: smaller.id }),
+        ]);
+        expectOneOf(
+          [outcome(relabelled), outcome(moved)],
+          [
+            ['200', '400:size_chart_id/label_mismatch'],
+            ['400:size_label/unknown_size', '200'],
+          ],
+        );
+        const chartId = (await get(admin.secret, at(storeId, `/products/${product.id}`))).body.size_chart_id;
+        const labels = (await get(admin.secret, at(storeId, `/size-charts/${chartId}`))).body.sizes.map(
           (size: SizeDefinitionBody) => size.label,
         );
         const variants = (await get(admin.secret, at(storeId, `/products/${product.id}/variants`))).body.data as { size_label: string }[];
