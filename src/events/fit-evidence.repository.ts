@@ -164,6 +164,13 @@ const OUTCOME_SIZES = prepared<{
     WHERE e.store_id = (SELECT $1::uuid) AND e.id = ANY($2::uuid[])`,
 );
 
+/**
+ * The store's key for shopper digests, locked `FOR SHARE`: taken before a shopper's outcome is counted, so that her
+ * erasure (which locks it `FOR UPDATE`) waits for that outcome and deletes its sums, or commits first and the outcome,
+ * read again, names no shopper.
+ */
+const LOCK_SHOPPER_KEY = prepared<never>('fit-evidence.lock-shopper-key', `SELECT 1 FROM shopper_keys WHERE store_id = $1 FOR SHARE`);
+
 /** Sums added to each product's row (sorted by product by the caller). */
 const ADD = prepared<never>(
   'fit-evidence.add',
@@ -275,7 +282,12 @@ export class FitEvidenceRepository {
     const teaching = events.filter((e) => e.productId !== null && teachesFit(e));
     if (!teaching.length) return;
     const byId = new Map(teaching.map((e) => [e.id, e]));
-    const rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
+    let rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
+    if (rows.some((row) => row.shopper_digest)) {
+      // a shopper's erasure may have committed since: lock it out, then read again which shoppers the outcomes name
+      await run(manager, LOCK_SHOPPER_KEY, [store.id]);
+      rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
+    }
     const products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
     const shoppers: { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[] = [];
     for (const row of rows) {

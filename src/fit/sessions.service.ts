@@ -43,6 +43,7 @@ export class SessionsService {
   async forgetShopper(store: Store, ref: string): Promise<void> {
     await this.transactions.run(async (manager) => {
       const digest = await this.shoppers.digest(manager, store.id, ref);
+      await this.shoppers.lockForErasure(manager, store.id);
       await this.shoppers.unlink(manager, store.id, digest);
       await this.evidence.forgetShopper(manager, store.id, digest);
     });
