@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { bestSize, effectiveBounds, fitVerdict, usedZones } from './tailor.js';
 import type { Chart, FitAdjustment, FitPreference, ZoneWeights } from './types.js';
 
@@ -191,8 +192,35 @@ describe('fitVerdict', () => {
     [98, 'tighter', 'loose'],
     [99, 'looser', 'regular'],
     [102, 'looser', 'snug'],
+    [102.5, 'looser', 'too_small'],
   ] as const)('%d cm in 96–104 (%s): %s', (x, pref, verdict) => {
     expect(fitVerdict(x, b, pref)).toBe(verdict);
+  });
+
+  it('calls a zone too small exactly where the size rule refuses the size, for every preference', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 200, max: 1500 }).map((mm) => mm / 10),
+        fc.integer({ min: 0, max: 200 }).map((mm) => mm / 10),
+        // where the body sits, in widths above the lower bound
+        fc.integer({ min: -500, max: 1500 }).map((p) => p / 1000),
+        fc.constantFrom<FitPreference>('tighter', 'regular', 'looser'),
+        (lo, width, position, fitPreference) => {
+          const hi = lo + width;
+          const chart: Chart = {
+            measurementType: 'body',
+            easeCm: 0,
+            sizes: [
+              { label: 'A', measurements: { waist: { min: lo, max: hi } } },
+              { label: 'B', measurements: { waist: { min: hi, max: hi + 100 } } },
+            ],
+          };
+          const x = lo + position * Math.max(width, 1);
+          const refused = pick({ waist: x }, { chart, zoneWeights: { waist: 1 }, fitPreference }) === 'B';
+          expect(fitVerdict(x, { lo, hi }, fitPreference) === 'too_small').toBe(refused);
+        },
+      ),
+    );
   });
 
   it('reads a zero-width range as fitting only its value', () => {

@@ -193,14 +193,15 @@ export function bestSize(
 }
 
 /**
- * How a zone of a size fits a body value x, on the effective bounds [lo, hi]: above hi too small; inside, the position
+ * How a zone of a size fits a body value x, on the effective bounds [lo, hi]: too small where the size rule calls it so
+ * (above hi; for `looser`, above hi − width/4, the room she asked for); inside, the position
  * t = (x − lo)/(hi − lo) against the preference's target τ (±0.25 regular, above snug, below loose); below lo loose,
  * up to a whole width below lo (the body would fit the next size down: a size up is loose), too large beyond that
  * (a zero-width range fits only its value, and counts as 1 cm wide below it).
  */
 export function fitVerdict(x: number, bounds: Bounds, fitPreference: FitPreference): FitVerdict {
   const { lo, hi } = bounds;
-  if (x > hi) return 'too_small';
+  if (x > tooSmallThreshold(bounds, fitPreference)) return 'too_small';
   const width = hi - lo;
   // Up to a whole size below the range is a size up: loose. More than that is too large.
   if (x < lo) return lo - x > Math.max(width, 1) ? 'too_large' : 'loose';
