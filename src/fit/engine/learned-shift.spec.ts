@@ -61,14 +61,18 @@ describe('shiftedChart', () => {
     expect(waists(shiftedChart(widening, 0.5))[2]).toEqual([72, 81]);
   });
 
-  it('moves only the sizes that measure a zone, along those sizes', () => {
+  it('moves only the sizes that measure a zone, one size of the chart a step, also across a size that leaves it out', () => {
     const partial: Chart = {
       ...CHART,
       sizes: CHART.sizes.map((size, i) => (i === 1 ? { ...size, measurements: { chest: size.measurements.chest } } : size)),
     };
     const moved = shiftedChart(partial, 1);
     expect(moved.sizes[1].measurements).toEqual({ chest: { min: 86, max: 94 } });
-    expect(moved.sizes[2].measurements.waist).toEqual({ min: 71, max: 77 });
+    // one size below L is the M, which states no waist: halfway between the S's waist and the L's
+    expect(moved.sizes[2].measurements.waist).toEqual({ min: 77, max: 83 });
+    expect(moved.sizes[3].measurements.waist).toEqual({ min: 83, max: 89 });
+    expect(shiftedChart(partial, 2).sizes[2].measurements.waist).toEqual({ min: 71, max: 77 });
+    expect(shiftedChart(partial, -1).sizes[0].measurements.waist).toEqual({ min: 77, max: 83 });
   });
 });
 

@@ -2,7 +2,8 @@
  * What outcomes taught about a product, applied to its chart: a product whose sizes run `steps` sizes small (positive)
  * fits like its stated chart with every size taking the ranges its chart states `steps` sizes below it (one step: the M
  * fits like the stated S; half a step: halfway between the S's ranges and the M's). A size step is the distance to the
- * neighbouring size, zone by zone, so a chart whose ranges widen with size moves its small sizes by their own widths and
+ * neighbouring size, zone by zone (across a size that leaves a zone out, half the distance between the sizes either side
+ * of it: a step is one size of the chart), so a chart whose ranges widen with size moves its small sizes by their own widths and
  * its large sizes by theirs. Past either end of the chart the ranges continue at the end size's own width. A shopper in
  * the upper part of her size then needs the next one up, and one in the lower part does not: half a step moves half
  * the shoppers, as a real half-step difference does. The offset's uncertainty is carried by averaging the answers on
@@ -13,15 +14,17 @@ import type { Chart, Zone } from './types.js';
 type Range = { readonly min: number; readonly max: number };
 
 /**
- * A zone's bound at fractional position p along its sizes (0 = the first size measuring the zone): linear between
- * sizes, and past either end along the end size's width.
+ * A zone's bound at fractional chart position p (0 = the chart's first size), from the sizes that measure the zone
+ * (their chart positions `at`, in order): linear between them, so across a size that leaves the zone out each step is
+ * one size of the chart, and past either end along the end size's width.
  */
-function boundAt(bounds: readonly number[], widths: readonly number[], p: number): number {
+function boundAt(at: readonly number[], bounds: readonly number[], widths: readonly number[], p: number): number {
   const last = bounds.length - 1;
-  if (p <= 0) return bounds[0] + p * widths[0];
-  if (p >= last) return bounds[last] + (p - last) * widths[last];
-  const i = Math.floor(p);
-  return bounds[i] + (p - i) * (bounds[i + 1] - bounds[i]);
+  if (p <= at[0]) return bounds[0] + (p - at[0]) * widths[0];
+  if (p >= at[last]) return bounds[last] + (p - at[last]) * widths[last];
+  let k = 0;
+  while (at[k + 1] < p) k++;
+  return bounds[k] + ((p - at[k]) / (at[k + 1] - at[k])) * (bounds[k + 1] - bounds[k]);
 }
 
 /** The chart whose every size takes the ranges stated `steps` sizes below it, zone by zone (above for negative steps). */
@@ -32,12 +35,13 @@ export function shiftedChart(chart: Chart, steps: number): Chart {
   for (const zone of zones) {
     // the sizes that measure this zone, in chart order
     const at = chart.sizes.flatMap((size, i) => (size.measurements[zone] ? [{ i, range: size.measurements[zone] }] : []));
+    const positions = at.map(({ i }) => i);
     const mins = at.map(({ range }) => range.min);
     const maxes = at.map(({ range }) => range.max);
     const widths = at.map(({ range }) => range.max - range.min);
-    at.forEach(({ i }, k) => {
-      moved[i][zone] = { min: boundAt(mins, widths, k - steps), max: boundAt(maxes, widths, k - steps) };
-    });
+    for (const { i } of at) {
+      moved[i][zone] = { min: boundAt(positions, mins, widths, i - steps), max: boundAt(positions, maxes, widths, i - steps) };
+    }
   }
   return { ...chart, sizes: chart.sizes.map((size, i) => ({ ...size, measurements: moved[i] })) };
 }
