@@ -50,7 +50,7 @@ describe('the reference tailor', () => {
     );
   });
 
-  it('never gives a bigger body a smaller size where some size states every weighted zone', () => {
+  it('never gives a bigger body a smaller size, whichever weighted zones its sizes state', () => {
     fc.assert(
       fc.property(
         partialChart,
@@ -59,7 +59,7 @@ describe('the reference tailor', () => {
         fc.integer({ min: 1, max: 30 }),
         ({ chart, zoneWeights }, b, zone, more) => {
           const used = ZONES.filter((z) => (zoneWeights[z] ?? 0) > 0 && chart.sizes.some((s) => s.measurements[z] !== undefined));
-          fc.pre(used.length > 0 && chart.sizes.some((s) => used.every((z) => s.measurements[z] !== undefined)));
+          fc.pre(used.length > 0);
           const index = (x: typeof b) =>
             chart.sizes.findIndex((s) => s.label === bestSize({ chart, zoneWeights, fitAdjustment: 'true_to_size' }, x));
           expect(index({ ...b, [zone]: b[zone] + more })).toBeGreaterThanOrEqual(index(b));

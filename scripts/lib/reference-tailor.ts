@@ -1,9 +1,10 @@
 /**
  * The chart's own answer, written independently of the engine (scripts only): for a body chart, true to size, regular
  * fit, the smallest size (chart order) that states every used zone (weighted, and stated by some size of the chart)
- * with no body value above the size's max; if there is none, the size leaving the least weight of used zones unstated,
- * then with the least Σ weight × excess / mean range width of the zone over the zones it states. The evaluation checks
- * that the engine, given measured values, always agrees.
+ * with no body value above the size's max; if there is none, among the sizes leaving the least weight of used zones
+ * unstated: when they state every used zone, the one with the least Σ weight × excess / mean range width of the zone;
+ * when they do not, for each used zone the first of them stating it whose max holds the body (else the first with its
+ * largest max), and the largest of those. The evaluation checks that the engine, given measured values, always agrees.
  */
 import type { Chart, Zone } from '../../src/fit/engine/types.js';
 
@@ -30,6 +31,22 @@ export function referenceBestSize(
     const m = widths.reduce((a, b) => a + b, 0) / widths.length;
     return m > 0 ? m : 1;
   };
+  const unstatedWeight = (i: number) =>
+    zones.reduce((sum, z) => sum + (chart.sizes[i].measurements[z] === undefined ? (weights[z] as number) : 0), 0);
+  const least = Math.min(...chart.sizes.map((_, i) => unstatedWeight(i)));
+  if (least > 0) {
+    const candidates = chart.sizes.map((_, i) => i).filter((i) => unstatedWeight(i) === least);
+    let chosen = 0;
+    for (const z of zones) {
+      const stating = candidates.filter((i) => chart.sizes[i].measurements[z] !== undefined);
+      if (stating.length === 0) continue;
+      const maxOf = (i: number) => chart.sizes[i].measurements[z]?.max as number;
+      const top = Math.max(...stating.map(maxOf));
+      const holds = stating.find((i) => (body[z] as number) <= maxOf(i)) ?? stating.find((i) => maxOf(i) === top);
+      chosen = Math.max(chosen, holds as number);
+    }
+    return chosen;
+  }
   let best = 0;
   let bestUnstated = Infinity;
   let bestExcess = Infinity;

@@ -19,7 +19,7 @@ import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
 import { offsetNodes, shiftedChart } from './learned-shift.js';
 import { ADJUSTMENT_STEPS, usualSizeIndex, withUsualSize } from './usual-size.js';
 import { ANSWER_SD_CM } from './limits.js';
-import { bestSizeIndex, effectiveBounds, fitVerdict, leastExcessSize, prepareChart, type PreparedChart } from './tailor.js';
+import { bestSizeIndex, effectiveBounds, fitVerdict, fallbackSize, prepareChart, type PreparedChart } from './tailor.js';
 import {
   InsufficientAnswersError,
   SEXES,
@@ -133,7 +133,7 @@ function countBestSizes(
     }
     if (chosen < 0) {
       for (let j = 0; j < k; j++) cm[j] = Math.exp(lx[used[j]]);
-      chosen = leastExcessSize(prepared, cm);
+      chosen = fallbackSize(prepared, cm);
     }
     counts[chosen]++;
   }

@@ -125,6 +125,77 @@ describe("the tailor's rule", () => {
     expect(pick({ chest: 90, waist: 90 }, { chart: noneComplete, zoneWeights: { chest: 1, waist: 2 } })).toBe('C');
   });
 
+  it('where no size states every used zone, a body larger in a zone never gets a smaller size', () => {
+    const crossed: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
+        { label: 'M', measurements: { waist: { min: 79, max: 87 } } },
+      ],
+    };
+    const both = { chart: crossed, zoneWeights: { chest: 1, waist: 1 } };
+    // her chest needs more than the S, her waist fits the M: the M
+    expect(pick({ chest: 95, waist: 85 }, both)).toBe('M');
+    // a bigger waist still needs at least the M
+    expect(pick({ chest: 95, waist: 100 }, both)).toBe('M');
+    // her chest fits the S, her waist the M (the S cannot be said to hold it): the M
+    expect(pick({ chest: 90, waist: 85 }, both)).toBe('M');
+  });
+
+  it('a body larger in every zone never gets a smaller size, whichever zones each size states', () => {
+    const zones = ['chest', 'waist', 'hip'] as const;
+    const chartArb = fc
+      .record({
+        weights: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 })),
+        starts: fc.tuple(fc.integer({ min: 60, max: 100 }), fc.integer({ min: 60, max: 100 }), fc.integer({ min: 60, max: 100 })),
+        sizes: fc.array(
+          fc.record({
+            states: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()).filter((t) => t.some(Boolean)),
+            widths: fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 })),
+          }),
+          { minLength: 2, maxLength: 5 },
+        ),
+      })
+      .map(({ weights, starts, sizes }) => {
+        const next = [...starts];
+        const chart: Chart = {
+          measurementType: 'body',
+          easeCm: 0,
+          sizes: sizes.map(({ states, widths }, i) => ({
+            label: `S${i}`,
+            measurements: Object.fromEntries(
+              zones.flatMap((zone, z) => {
+                if (!states[z]) return [];
+                const range = { min: next[z], max: next[z] + widths[z] };
+                next[z] = range.max;
+                return [[zone, range]];
+              }),
+            ),
+          })),
+        };
+        return { chart, zoneWeights: Object.fromEntries(zones.map((zone, z) => [zone, weights[z]])) };
+      });
+    const bodyArb = fc.tuple(fc.integer({ min: 50, max: 160 }), fc.integer({ min: 50, max: 160 }), fc.integer({ min: 50, max: 160 }));
+    const growthArb = fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 }));
+    fc.assert(
+      fc.property(
+        chartArb,
+        bodyArb,
+        growthArb,
+        fc.constantFrom<FitPreference>('tighter', 'regular', 'looser'),
+        ({ chart, zoneWeights }, body, growth, fitPreference) => {
+          const at = (values: readonly number[]) => {
+            const label = pick({ chest: values[0], waist: values[1], hip: values[2] }, { chart, zoneWeights, fitPreference });
+            return chart.sizes.findIndex((size) => size.label === label);
+          };
+          expect(at(body.map((v, z) => v + growth[z]))).toBeGreaterThanOrEqual(at(body));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('garment charts subtract the ease: halved for tighter, ×1.5 for looser', () => {
     const garment: Chart = { ...tops, measurementType: 'garment', easeCm: 8 };
     // garment M chest 96–104 holds a body up to 96 (regular), 100 (tighter), 92 (looser, before the room rule)

@@ -10,9 +10,10 @@
  *   room (x ≤ upper − width/4). A size that does not state a used zone (one the chart states for other sizes) cannot
  *   be said to contain the body there: it never counts as fitting (the contract: "the smallest size that contains
  *   every weighted zone").
- * - Best size: the smallest size (chart order) with every used zone stated and none too small; if there is none, the
- *   size leaving the least weight of used zones unstated, then with the least Σ weight × excess / (the zone's mean
- *   range width in the chart) over the zones it states, then the smaller.
+ * - Best size: the smallest size (chart order) with every used zone stated and none too small; if there is none, among
+ *   the sizes leaving the least weight of used zones unstated: when they state every used zone, the least Σ weight ×
+ *   excess / (the zone's mean range width in the chart), then the smaller; otherwise, zone by zone, the first that
+ *   states and contains the body there (or has the zone's largest range), and the largest of those (`fallbackSize`).
  */
 import type { Chart, ChartSize, FitAdjustment, FitPreference, FitVerdict, Zone, ZoneWeights } from './types.js';
 import { ZONES } from './types.js';
@@ -126,28 +127,49 @@ export function prepareChart(
 }
 
 /**
- * Fallback when no size contains the body: the least weight of used zones left unstated (a size that states them all
- * first), then the least weighted, width-normalised excess over the zones it states (ties: smaller size).
+ * Fallback when no size contains the body. Only the sizes leaving the least weight of used zones unstated compete (those
+ * that state them all, when any does). When they state every used zone: the least weighted, width-normalised excess
+ * (ties: the smaller size), on charts whose ranges do not shrink the first size reaching, in every zone, the body or
+ * else the zone's largest range. When they do not (no size states every used zone), excesses over different zones
+ * cannot be compared without a bigger body landing on a smaller size; so, zone by zone, the first of them that states
+ * the zone and contains the body there (none: the first with the zone's largest range), and the largest of those: a
+ * body larger in any zone never gets a smaller size.
  */
-export function leastExcessSize(prepared: PreparedChart, valuesCm: ArrayLike<number>): number {
+export function fallbackSize(prepared: PreparedChart, valuesCm: ArrayLike<number>): number {
   const k = prepared.zones.length;
   const { thresholds, excessScale, unstatedWeight } = prepared;
+  const sizes = prepared.labels.length;
+  let least = Infinity;
+  for (let s = 0; s < sizes; s++) least = Math.min(least, unstatedWeight[s]);
+  if (least > 0) {
+    let chosen = -1;
+    for (let j = 0; j < k; j++) {
+      let contains = -1;
+      let largest = -1;
+      for (let s = 0; s < sizes; s++) {
+        const t = thresholds[s * k + j];
+        if (unstatedWeight[s] !== least || t === -Infinity) continue;
+        if (valuesCm[j] <= t) {
+          contains = s;
+          break;
+        }
+        if (largest < 0 || t > thresholds[largest * k + j]) largest = s;
+      }
+      chosen = Math.max(chosen, contains >= 0 ? contains : largest);
+    }
+    return chosen;
+  }
   let best = -1;
-  let bestUnstated = Infinity;
   let bestExcess = Infinity;
-  for (let s = 0; s < prepared.labels.length; s++) {
-    const unstated = unstatedWeight[s];
-    if (unstated > bestUnstated) continue;
+  for (let s = 0; s < sizes; s++) {
+    if (unstatedWeight[s] > 0) continue;
     let excess = 0;
     for (let j = 0; j < k; j++) {
-      const t = thresholds[s * k + j];
-      if (t === -Infinity) continue;
-      const over = valuesCm[j] - t;
+      const over = valuesCm[j] - thresholds[s * k + j];
       if (over > 0) excess += over * excessScale[j];
     }
-    if (best < 0 || unstated < bestUnstated || excess < bestExcess) {
+    if (excess < bestExcess) {
       best = s;
-      bestUnstated = unstated;
       bestExcess = excess;
     }
   }
@@ -168,7 +190,7 @@ export function bestSizeIndex(prepared: PreparedChart, valuesCm: readonly number
     }
     if (fits) return s;
   }
-  return leastExcessSize(prepared, valuesCm);
+  return fallbackSize(prepared, valuesCm);
 }
 
 /**
