@@ -1799,7 +1799,7 @@ export interface components {
              */
             evidence: number;
             /**
-             * @description What the stated chart answers without the learned offset.
+             * @description What the stated chart answers for the shopper’s body alone: without the learned offset or the size she usually wears.
              * @example M
              */
             chart_size_label: string;

@@ -164,7 +164,10 @@ class AdjustmentResponse {
   @ApiProperty({ type: 'integer', description: 'The product’s own outcomes behind a learned offset.', example: 37 })
   evidence: number;
 
-  @ApiProperty({ description: 'What the stated chart answers without the learned offset.', example: 'M' })
+  @ApiProperty({
+    description: 'What the stated chart answers for the shopper’s body alone: without the learned offset or the size she usually wears.',
+    example: 'M',
+  })
   chart_size_label: string;
 
   @ApiProperty({

@@ -280,7 +280,8 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   const usual = usualSizeIndex(stated.prepared.labels, input.shopper.usualSize);
   const weighed = (probability: readonly number[], steps: number) =>
     usual < 0 ? probability : withUsualSize(probability, usual + ADJUSTMENT_STEPS[fitAdjustment] + steps);
-  const chartChoice = usual < 0 ? choose(stated) : likeliest(weighed(stated.probability, 0));
+  // the stated chart's answer for her body alone: the reference outcomes are measured from (decision 009)
+  const chartChoice = choose(stated);
   // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
   const learned = input.learned && {
     steps: round(input.learned.steps, 2),

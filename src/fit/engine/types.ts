@@ -96,7 +96,10 @@ export interface Recommendation {
   readonly fit: Partial<Record<Zone, FitVerdict>>;
   /** Every zone the decision used: answered, or estimated with its standard deviation. */
   readonly measurements: Partial<Record<Zone, MeasurementUsed>>;
-  /** The size the stated chart answers, before any learned offset (the same as `sizeLabel` without one). */
+  /**
+   * The size the stated chart answers for her body alone, before any learned offset or weighting by the size she usually
+   * wears (the same as `sizeLabel` without either): the reference outcomes are measured from.
+   */
   readonly chartSizeLabel: string;
   /** The body model's version, with the learned offset used when there is one (`…+learned.0.42.0.18`). */
   readonly modelVersion: string;

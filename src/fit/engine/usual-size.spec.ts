@@ -57,10 +57,26 @@ describe('the size she usually wears', () => {
     const plain = shopper(101.5);
     expect(plain.sizeLabel).toBe('M');
     expect(shopper(101.5, 'l').sizeLabel).toBe('L');
-    expect(shopper(101.5, 'l').chartSizeLabel).toBe('L');
+    // the stated chart's answer is for her body alone: what outcomes are measured from
+    expect(shopper(101.5, 'l').chartSizeLabel).toBe('M');
     expect(shopper(96, 'L').sizeLabel).toBe('M');
     expect(shopper(101.5, 'M').confidence).toBeGreaterThan(plain.confidence);
     expect(shopper(101.5, '40')).toEqual(plain);
+  });
+
+  it('leaves the stated chart’s answer to her body alone, whatever size she names and whatever was learned', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 800, max: 1250 }).map((mm) => mm / 10),
+        fc.constantFrom('S', 'M', 'L', 'XL'),
+        fc.integer({ min: -150, max: 150 }).map((c) => c / 100),
+        (chest, usual, steps) => {
+          const body = shopper(chest).sizeLabel;
+          expect(shopper(chest, usual).chartSizeLabel).toBe(body);
+          expect(shopper(chest, usual, steps).chartSizeLabel).toBe(body);
+        },
+      ),
+    );
   });
 
   it('reads her usual M as an L on a product that runs a size small', () => {
