@@ -14,3 +14,14 @@ export function bodyChart(zones: readonly Zone[], rows: ReadonlyArray<readonly [
     })),
   };
 }
+
+/** Chest 8 cm a size, S–L; waist from the M up: the S states no waist, so it cannot be said to hold one. */
+export const waistFromM: Chart = {
+  measurementType: 'body',
+  easeCm: 0,
+  sizes: [
+    { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
+    { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
+    { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
+  ],
+};

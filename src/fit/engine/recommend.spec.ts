@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from '@jest/globals';
 import { MODEL_VERSION, recommend } from './recommend.js';
 import { bestSize } from './tailor.js';
-import { bodyChart } from '../../../test/support/charts.js';
+import { bodyChart, waistFromM } from '../../../test/support/charts.js';
 import { InsufficientAnswersError, type Chart, type RecommendInput, type Shopper } from './types.js';
 
 /** Hip ranges 2 cm above the chest's. */
@@ -136,16 +136,7 @@ describe('recommend', () => {
 
   it('never takes a size that does not state a weighted zone as containing the body there, and judges that zone', () => {
     // S states no waist: it cannot be said to hold one
-    const partial: Chart = {
-      measurementType: 'body',
-      easeCm: 0,
-      sizes: [
-        { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
-        { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
-        { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
-      ],
-    };
-    const on = (shopper: Partial<Shopper>) => recommend(input(shopper, { chart: partial, zoneWeights: { chest: 1, waist: 1 } }));
+    const on = (shopper: Partial<Shopper>) => recommend(input(shopper, { chart: waistFromM, zoneWeights: { chest: 1, waist: 1 } }));
     const measured = (waist: number) => on({ measured: { chest: 90, waist } });
     expect(measured(80)).toMatchObject({ sizeLabel: 'M', fit: { chest: 'loose', waist: 'loose' } });
     // the L is too large at the chest, but S and M hold no such waist
@@ -161,7 +152,7 @@ describe('recommend', () => {
     expect(estimated.alternatives.map((a) => a.sizeLabel)).not.toContain('S');
     expect(Object.keys(estimated.fit).sort()).toEqual(['chest', 'waist']);
     // the waist does not matter: S holds the chest, and is judged on it alone
-    const chestOnly = recommend(input({ measured: { chest: 90, waist: 99 } }, { chart: partial, zoneWeights: { chest: 1 } }));
+    const chestOnly = recommend(input({ measured: { chest: 90, waist: 99 } }, { chart: waistFromM, zoneWeights: { chest: 1 } }));
     expect(chestOnly).toMatchObject({ sizeLabel: 'S', fit: { chest: 'regular' } });
     expect(chestOnly.fit.waist).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { bestSize, effectiveBounds, fitVerdict, usedZones } from './tailor.js';
+import { waistFromM } from '../../../test/support/charts.js';
 import type { Chart, FitAdjustment, FitPreference, ZoneWeights } from './types.js';
 
 const tops: Chart = {
@@ -78,16 +79,7 @@ describe("the tailor's rule", () => {
   });
 
   it('never takes a size that does not state a weighted zone the chart states for others as containing the body there', () => {
-    const partial: Chart = {
-      measurementType: 'body',
-      easeCm: 0,
-      sizes: [
-        { label: 'S', measurements: { chest: { min: 86, max: 94 } } },
-        { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
-        { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
-      ],
-    };
-    const both = { chart: partial, zoneWeights: { chest: 1, waist: 1 } };
+    const both = { chart: waistFromM, zoneWeights: { chest: 1, waist: 1 } };
     // S cannot be said to hold any waist: the smallest size that contains both zones
     expect(pick({ chest: 90, waist: 70 }, both)).toBe('M');
     expect(pick({ chest: 90, waist: 80 }, both)).toBe('M');
@@ -96,9 +88,9 @@ describe("the tailor's rule", () => {
     expect(pick({ chest: 90, waist: 99 }, both)).toBe('L');
     expect(pick({ chest: 92, waist: 120 }, both)).toBe('L');
     // a zone that does not matter constrains nothing
-    expect(pick({ chest: 90, waist: 99 }, { chart: partial, zoneWeights: { chest: 1, waist: 0 } })).toBe('S');
+    expect(pick({ chest: 90, waist: 99 }, { chart: waistFromM, zoneWeights: { chest: 1, waist: 0 } })).toBe('S');
     // no weighted zone stated: every zone the chart states, weight 1, under the same rule
-    expect(pick({ chest: 90, waist: 80 }, { chart: partial, zoneWeights: { hip: 1 } })).toBe('M');
+    expect(pick({ chest: 90, waist: 80 }, { chart: waistFromM, zoneWeights: { hip: 1 } })).toBe('M');
   });
 
   it('where no size states every used zone, prefers the size leaving the least weight unstated, then the least excess', () => {
