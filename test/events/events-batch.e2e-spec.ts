@@ -229,6 +229,7 @@ describe('events', () => {
       const padding = 'p'.repeat(1024 * 1024 - JSON.stringify({ events: items }).length + 100);
       const response = await batchRaw(shop, { events: items.map((item, i) => (i === 0 ? { ...item, note: padding } : item)) });
       expectProblem(response, 413, 'payload_too_large');
+      expect(response.body.detail).toBe('The body is over 1 MiB, the limit of a batch: send its events in smaller batches');
       expect(await listAll(shop)).toEqual([]);
     });
 

@@ -206,6 +206,7 @@ describe('HTTP conventions', () => {
       const name = `Huge ${'x'.repeat(70 * 1024)}`;
       const response = await t.http().post('/v1/stores').set(bearer(admin.secret)).send({ name });
       problem(response, 413, 'payload_too_large');
+      expect(response.body.detail).toBe('The body is over 64 KiB, the limit of one request: shorten its fields');
       expect(response.headers['request-id']).toMatch(SANE_REQUEST_ID);
       expect((await storeNames(admin.secret)).some((n) => n.startsWith('Huge'))).toBe(false);
     });

@@ -50,8 +50,21 @@ export async function readJson(request: Request, response: Response, large: bool
     throw new ProblemError('unsupported_media_type', 'The body must be UTF-8 JSON');
   }
   const parse = large ? parseBatch : parseObject;
-  await new Promise<void>((resolve, reject) => parse(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    parse(request, response, (error?: unknown) => (error ? reject(tooLarge(error, large) ?? error) : resolve())),
+  );
   assertStorable(request.body);
+}
+
+/** An over-limit body's problem names the limit and the way under it, so the caller knows what to send instead. */
+function tooLarge(error: unknown, large: boolean): ProblemError | null {
+  if ((error as { type?: unknown } | null)?.type !== 'entity.too.large') return null;
+  return new ProblemError(
+    'payload_too_large',
+    large
+      ? 'The body is over 1 MiB, the limit of a batch: send its events in smaller batches'
+      : 'The body is over 64 KiB, the limit of one request: shorten its fields',
+  );
 }
 
 /** True when the request carries a body (a length above zero, or chunks). */
