@@ -136,6 +136,16 @@ describe('cohort metrics', () => {
       },
     );
 
+    it('tells a caller whose unencoded + offset arrived as a space to send it as %2B', async () => {
+      const shop = await newMetricsShop(t);
+      const response = await t.http().get(`/v1/stores/${shop.storeId}/metrics?from=2026-11-01T00:00:00+01:00`).set(bearer(shop.secret));
+      expectErrors(response, { from: 'is_instant_or_date' });
+      expect(response.body.detail).toBe(
+        'from must be an RFC 3339 timestamp with a time zone, or a date (YYYY-MM-DD, midnight UTC); ' +
+          'its + arrived as a space: in a URL, send + as %2B (2026-11-01T00:00:00%2B01:00)',
+      );
+    });
+
     it('refuses a repeated range parameter with 400', async () => {
       const shop = await newMetricsShop(t);
       const a = encodeURIComponent(iso(anchor()));

@@ -50,6 +50,12 @@ export function parseInstantOrDate(value: unknown): Date | null {
   return utcDate(year, month, day);
 }
 
+/** The timestamp its sender meant, `%2B` in place of the space, when a space stands where a `+` offset belongs. */
+function plusSentAsSpace(value: string): string | null {
+  const restored = value.replace(/ (\d{2}:\d{2})$/, '+$1');
+  return restored !== value && parseRfc3339(restored) !== null ? restored.replace('+', '%2B') : null;
+}
+
 export function IsInstantOrDate(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
@@ -57,7 +63,12 @@ export function IsInstantOrDate(options?: ValidationOptions): PropertyDecorator 
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `${String(propertyName)} must be an RFC 3339 timestamp with a time zone, or a date (YYYY-MM-DD, midnight UTC)`,
+        message: ({ value }) => {
+          const rule = `${String(propertyName)} must be an RFC 3339 timestamp with a time zone, or a date (YYYY-MM-DD, midnight UTC)`;
+          const sent = typeof value === 'string' ? plusSentAsSpace(value) : null;
+          // A query string decodes an unencoded `+` to a space, so a positive offset typed into a URL arrives broken.
+          return sent === null ? rule : `${rule}; its + arrived as a space: in a URL, send + as %2B (${sent})`;
+        },
         ...options,
       },
       validator: { validate: (value: unknown) => parseInstantOrDate(value) !== null },
