@@ -809,8 +809,8 @@ export interface components {
             revoked_at: string | null;
             /**
              * Format: date-time
-             * @description Updated at most once a minute.
-             * @example 2026-11-21T09:18:03.250Z
+             * @description null: a key just issued has not been used yet.
+             * @example null
              */
             last_used_at: string | null;
             /**

@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { useApp } from '../support/app.js';
+import { bearer, useApp } from '../support/app.js';
+import { createTenant } from '../support/fixtures.js';
 
 type Schema = Record<string, unknown>;
 interface MediaType {
@@ -193,5 +194,41 @@ describe('examples of the served document', () => {
 
   it('gives every JSON request body and 2xx answer of /v1 a full example its schema accepts', () => {
     expect(exampleProblems(document)).toEqual([]);
+  });
+
+  it('shows a key just issued as the service answers it: never used yet', async () => {
+    const { admin, storeId } = await createTenant(t);
+    const issued = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(admin.secret))
+      .send({ name: 'Checkout backend', store_id: storeId, scopes: ['events'] });
+    expect(issued.status).toBe(201);
+    expect(issued.body.last_used_at).toBeNull();
+    const built = exampleOf(document, { $ref: '#/components/schemas/CreatedApiKeyResponse' });
+    expect((built.value as { last_used_at: unknown }).last_used_at).toBeNull();
+  });
+
+  it('shows in each 400 example a field error the operation can give: a required field of its body, or an unknown one', () => {
+    const wrong: string[] = [];
+    for (const [path, item] of Object.entries(document.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const [method, operation] of Object.entries(item)) {
+        const examples = (operation.responses['400']?.content?.['application/problem+json'] as { examples?: Record<string, unknown> })
+          ?.examples as Record<string, { value: { errors?: { field: string; code: string }[] } }> | undefined;
+        const error = examples?.validation_failed?.value.errors?.[0];
+        if (!error) continue;
+        const ref = operation.requestBody?.content?.['application/json']?.schema?.$ref;
+        const body = typeof ref === 'string' ? document.components.schemas[ref.replace('#/components/schemas/', '')] : undefined;
+        const required = (body?.required as string[] | undefined) ?? [];
+        const known = [
+          ...Object.keys((body?.properties as Schema | undefined) ?? {}),
+          ...((operation as { parameters?: { name: string }[] }).parameters ?? []).map((parameter) => parameter.name),
+        ];
+        const real =
+          error.code === 'required' ? required.includes(error.field) : error.code === 'unknown_field' && !known.includes(error.field);
+        if (!real) wrong.push(`${method.toUpperCase()} ${path}: ${error.field} ${error.code}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -53,6 +53,15 @@ export class ApiKeyResponse {
 }
 
 export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'null: a key just issued has not been used yet.',
+    example: null,
+  })
+  declare last_used_at: string | null;
+
   @ApiProperty({ description: 'The secret. Returned only in this response; store it now.', example: `${EXAMPLE_SECRET_PREFIX}…` })
   secret: string;
 

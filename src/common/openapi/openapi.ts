@@ -139,6 +139,7 @@ function documentProblems(document: OpenAPIObject): void {
       delete extended[PROBLEMS_EXTENSION];
       delete extended[IDEMPOTENT_EXTENSION];
       const defaults = [...(operation.requestBody ? BODY_PROBLEMS : []), ...COMMON_PROBLEMS];
+      const fieldError = exampleFieldError(document, operation);
       const statuses = new Set([...Object.keys(operation.responses), ...[...own, ...defaults].map((c) => String(PROBLEMS[c.code].status))]);
       for (const status of statuses) {
         if (Number(status) < 400) continue;
@@ -161,7 +162,9 @@ function documentProblems(document: OpenAPIObject): void {
           content: {
             'application/problem+json': {
               schema: PROBLEM_REF,
-              examples: Object.fromEntries(codes.map((code) => [code, problemExample(code, cases.find((c) => c.code === code)?.when)])),
+              examples: Object.fromEntries(
+                codes.map((code) => [code, problemExample(code, cases.find((c) => c.code === code)?.when, fieldError)]),
+              ),
             },
           },
         };
@@ -214,8 +217,28 @@ function namedCodes(description: string, status: number, where: string): Problem
   return [...new Set(codes)];
 }
 
-/** A body as the service sends it for `code`; `validation_failed` with one offending field. */
-function problemExample(code: ProblemCode, when: string | undefined) {
+interface FieldErrorExample {
+  readonly field: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * One error the operation really gives: its body's first required field left out, or, where nothing is required
+ * (a query string, a patch), an unknown field.
+ */
+function exampleFieldError(document: OpenAPIObject, operation: { requestBody?: unknown }): FieldErrorExample {
+  const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+  const ref = body?.content?.['application/json']?.schema?.$ref;
+  const schema = ref ? (document.components?.schemas?.[ref.split('/').pop() ?? ''] as { required?: string[] } | undefined) : undefined;
+  const required = schema?.required?.[0];
+  return required
+    ? { field: required, code: 'required', message: `${required} is required` }
+    : { field: 'sort', code: 'unknown_field', message: 'sort is not a known field' };
+}
+
+/** A body as the service sends it for `code`; `validation_failed` with one offending field of the operation. */
+function problemExample(code: ProblemCode, when: string | undefined, fieldError: FieldErrorExample) {
   const { status, title } = PROBLEMS[code];
   return {
     summary: title,
@@ -226,7 +249,7 @@ function problemExample(code: ProblemCode, when: string | undefined) {
       ...(when ? { detail: when.replaceAll('`', '') } : {}),
       code,
       request_id: EXAMPLE_REQUEST_ID,
-      ...(code === 'validation_failed' ? { errors: [{ field: 'name', code: 'required', message: 'name is required' }] } : {}),
+      ...(code === 'validation_failed' ? { errors: [fieldError] } : {}),
     },
   };
 }
