@@ -25,3 +25,14 @@ export class CatalogReferences {
     return false;
   }
 }
+
+/**
+ * Where a request names a product or a variant, the likeliest mistake is the platform's id in place of this service's:
+ * the message says where to find the right one.
+ */
+export const productIdMessage = (field: string) => ({
+  message: `${field} must be the product's Size-Fit id, not the platform's: GET …/products?external_id=<platform id> finds it`,
+});
+export const variantIdMessage = (field: string) => ({
+  message: `${field} must be the variant's Size-Fit id, not the platform's: GET …/products/{product_id}/variants lists each with its external_id`,
+});

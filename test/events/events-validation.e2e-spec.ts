@@ -196,6 +196,17 @@ describe('events', () => {
         expect(await listAll(shop)).toEqual([]);
       });
 
+      it("tells a caller who sends the platform's product and variant ids where to find the service's", async () => {
+        const shop = await newShop();
+        const response = await postRaw(shop, eventBody('purchase', shop, { product_id: '8123456789012', variant_id: '44123456789012' }));
+        expectErrors(response, { product_id: 'must_be_id', variant_id: 'must_be_id' });
+        expect(response.body.errors.map((error: { message: string }) => error.message)).toEqual([
+          "product_id must be the product's Size-Fit id, not the platform's: GET …/products?external_id=<platform id> finds it",
+          "variant_id must be the variant's Size-Fit id, not the platform's: GET …/products/{product_id}/variants lists each with its external_id",
+        ]);
+        expect(await listAll(shop)).toEqual([]);
+      });
+
       it("refuses the product, variant and session of the merchant's other store with not_found", async () => {
         const shop = await newShop();
         const otherStoreId = await createStore(t, shop.secret);

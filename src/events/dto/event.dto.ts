@@ -5,6 +5,7 @@ import type { ProblemBody } from '../../common/problems/problem-details.filter.j
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { IsText } from '../../common/validation/text.js';
+import { productIdMessage, variantIdMessage } from '../../catalog/catalog-references.js';
 import {
   EVENT_TYPES,
   type EventType,
@@ -76,7 +77,7 @@ export class EventRequest {
     example: EXAMPLE_EVENT.product_id,
   })
   @IsOptional()
-  @IsUUID('all', { message: 'product_id must be an id' })
+  @IsUUID('all', productIdMessage('product_id'))
   product_id?: string | null;
 
   @ApiPropertyOptional({
@@ -87,7 +88,7 @@ export class EventRequest {
     example: EXAMPLE_EVENT.variant_id,
   })
   @IsOptional()
-  @IsUUID('all', { message: 'variant_id must be an id' })
+  @IsUUID('all', variantIdMessage('variant_id'))
   variant_id?: string | null;
 
   @ApiPropertyOptional({
@@ -152,7 +153,7 @@ export class EventRequest {
     example: EXAMPLE_ID.variant,
   })
   @IsOptional()
-  @IsUUID('all', { message: 'new_variant_id must be an id' })
+  @IsUUID('all', variantIdMessage('new_variant_id'))
   new_variant_id?: string | null;
 
   @ApiPropertyOptional({
@@ -352,6 +353,6 @@ export class EventListQuery extends PageQuery {
 
   @ApiPropertyOptional({ format: 'uuid', example: EXAMPLE_EVENT.product_id })
   @IsOmittable()
-  @IsUUID('all', { message: 'product_id must be an id' })
+  @IsUUID('all', productIdMessage('product_id'))
   product_id?: string;
 }

@@ -3,6 +3,7 @@ import { IsIn, IsObject, IsUUID } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
+import { productIdMessage, variantIdMessage } from '../../catalog/catalog-references.js';
 import { FIT_VERDICTS } from '../engine/types.js';
 import {
   ADJUSTMENT_SOURCES,
@@ -21,7 +22,7 @@ import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateSessionRequest {
   @ApiProperty({ format: 'uuid', description: 'An active product of the store.', example: EXAMPLE_ID.product })
-  @IsUUID('all', { message: 'product_id must be an id' })
+  @IsUUID('all', productIdMessage('product_id'))
   product_id: string;
 
   @ApiPropertyOptional({
@@ -96,7 +97,7 @@ export class DecisionRequest {
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The variant chosen. Send this or size_label.', example: EXAMPLE_ID.variant })
   @IsOmittable()
-  @IsUUID('all', { message: 'variant_id must be an id' })
+  @IsUUID('all', variantIdMessage('variant_id'))
   variant_id?: string;
 }
 
@@ -108,7 +109,7 @@ export class SessionListQuery extends PageQuery {
 
   @ApiPropertyOptional({ format: 'uuid', example: EXAMPLE_ID.product })
   @IsOmittable()
-  @IsUUID('all', { message: 'product_id must be an id' })
+  @IsUUID('all', productIdMessage('product_id'))
   product_id?: string;
 }
 
