@@ -38,6 +38,13 @@ describe('HTTP conventions', () => {
       expect((await t.http().get('/v1/stores').set(bearer(admin.secret))).status).toBe(200);
     });
 
+    it('forgives one trailing slash, and no more', async () => {
+      const { admin, storeId } = await createTenant(t);
+      expect((await t.http().get('/v1/stores/').set(bearer(admin.secret))).status).toBe(200);
+      expect((await t.http().get(`/v1/stores/${storeId}/events/`).set(bearer(admin.secret))).status).toBe(200);
+      problem(await t.http().get('/v1/stores//').set(bearer(admin.secret)), 404, 'not_found');
+    });
+
     it('answers an unknown resource id with a 404 not_found problem', async () => {
       const { admin } = await createTenant(t);
       for (const id of ['not-an-id', '01a200fa-2ffc-76ba-af25-46c685a280e9', "1' OR '1'='1"]) {
