@@ -33,8 +33,12 @@ describe('HTTP conventions', () => {
       ['true', 'true'],
     ])('answers %s where an object is expected with 400 invalid_json', async (_, text) => {
       const { admin } = await createTenant(t);
-      problem(await postRaw('/v1/stores', admin.secret, text), 400, 'invalid_json');
-      problem(await postRaw('/v1/api-keys', admin.secret, text), 400, 'invalid_json');
+      for (const path of ['/v1/stores', '/v1/api-keys']) {
+        const response = await postRaw(path, admin.secret, text);
+        problem(response, 400, 'invalid_json');
+        // valid JSON, just not an object: the detail must not call it malformed
+        expect(response.body.detail).toBe('The request body must be a JSON object');
+      }
     });
 
     it('reports each wrongly typed field in errors[] with field, code and message', async () => {

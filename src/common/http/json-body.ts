@@ -51,7 +51,7 @@ export async function readJson(request: Request, response: Response, large: bool
   }
   const parse = large ? parseBatch : parseObject;
   await new Promise<void>((resolve, reject) =>
-    parse(request, response, (error?: unknown) => (error ? reject(tooLarge(error, large) ?? error) : resolve())),
+    parse(request, response, (error?: unknown) => (error ? reject(tooLarge(error, large) ?? notAnObject(error) ?? error) : resolve())),
   );
   assertStorable(request.body);
 }
@@ -65,6 +65,21 @@ function tooLarge(error: unknown, large: boolean): ProblemError | null {
       ? 'The body is over 1 MiB, the limit of a batch: send its events in smaller batches'
       : 'The body is over 64 KiB, the limit of one request: shorten its fields',
   );
+}
+
+/**
+ * The strict parser refuses a top-level string, number, `true` or `null` as if it were malformed; it is JSON, only not
+ * an object, and the answer says so.
+ */
+function notAnObject(error: unknown): ProblemError | null {
+  const { type, body } = (error ?? {}) as { type?: unknown; body?: unknown };
+  if (type !== 'entity.parse.failed' || typeof body !== 'string') return null;
+  try {
+    JSON.parse(body);
+  } catch {
+    return null;
+  }
+  return new ProblemError('invalid_json', 'The request body must be a JSON object');
 }
 
 /** True when the request carries a body (a length above zero, or chunks). */
