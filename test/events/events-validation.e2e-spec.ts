@@ -231,6 +231,10 @@ describe('events', () => {
           { field: 'session_id', code: 'not_found' },
         ]);
         expect(await listAll(shop)).toEqual([]);
+        // and the page of session_mismatch does not claim the other store's session for itself
+        const page = await t.http().get('/problems/session_mismatch');
+        expect(page.text).toContain('belongs to another product of the store, or was created after the event');
+        expect(page.text).toContain('not_found');
       });
 
       it("refuses another merchant's product, variant and session with not_found", async () => {

@@ -26,7 +26,9 @@ export const PROBLEMS = {
   session_mismatch: {
     status: 400,
     title: 'Session does not fit the event',
-    description: 'The session named by the event belongs to another product or store, or was created after the event.',
+    description:
+      'The session named by the event belongs to another product of the store, or was created after the event. ' +
+      'A session the store does not have is a `validation_failed` with the code `not_found` on `session_id`.',
   },
   unauthenticated: {
     status: 401,
