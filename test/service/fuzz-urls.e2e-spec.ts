@@ -51,6 +51,9 @@ describe('fuzzing every route', () => {
     const req = wellFormed(route);
     const answer = await exercise(route, { ...req, path: `${req.path}?external_id=${'a'.repeat(20_000)}` });
     expect(answer.status).toBe(431);
+    expect(JSON.parse(answer.text).detail).toBe(
+      'The request line and headers are over 16 KiB: send shorter query parameters or fewer headers',
+    );
   });
 
   // ——— path ids ———

@@ -147,6 +147,13 @@ function capConnectionsPerAddress(server: Server, max: number, log: Logger | nul
   });
 }
 
+/** What each refusal of the HTTP server tells the caller to do instead. */
+const CLIENT_ERROR_DETAILS: Partial<Record<ProblemCode, string>> = {
+  headers_too_large: 'The request line and headers are over 16 KiB: send shorter query parameters or fewer headers',
+  request_timeout: 'The request took too long to arrive: send it again, at once and whole',
+  malformed_request: 'The request is not valid HTTP/1.1',
+};
+
 /**
  * Requests Node refuses before Express sees them (too slow, headers too large, not HTTP) still get problem details,
  * with a Request-Id, like every other refusal.
@@ -162,7 +169,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Lo
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'request_timeout'
         : 'malformed_request';
-  const problem = new ProblemError(code);
+  const problem = new ProblemError(code, CLIENT_ERROR_DETAILS[code]);
   // A request whose headers arrived but whose body did not in time is Express's already: its answer keeps its
   // Request-Id, and the request log's line for it (written when the socket closes) its status.
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse & { req?: { id?: unknown } } })._httpMessage;
