@@ -28,34 +28,48 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/** Deletes everything of the bench's own merchants (never the seeded store's), in foreign-key order. */
+/**
+ * Deletes everything of the bench's own merchants (never the seeded store's), in foreign-key order: first what the
+ * bench's requests wrote, then, once the deleted rows are vacuumed away, the catalog. Deleted in the same transaction,
+ * every variant's and product's foreign-key check would walk the hundreds of thousands of event rows just deleted (the
+ * checks read a store the statistics have not seen by its id alone): minutes, not seconds.
+ */
 export async function deleteBenchRows(db: pg.Client): Promise<number> {
   const { rows } = await db.query(`SELECT id FROM merchants WHERE name = $1`, [BENCH_MERCHANT]);
   if (!rows.length) return 0;
   const merchants = rows.map((r) => r.id as string);
   const stores = `(SELECT id FROM stores WHERE merchant_id = ANY($1::uuid[]))`;
-  let events: number;
-  await db.query('BEGIN');
-  try {
-    await db.query(`DELETE FROM session_lines WHERE store_id IN ${stores}`, [merchants]);
-    await db.query(`DELETE FROM order_lines WHERE store_id IN ${stores}`, [merchants]);
-    events = (await db.query(`DELETE FROM events WHERE store_id IN ${stores}`, [merchants])).rowCount ?? 0;
-    // what outcomes taught (the product-fit part's store)
-    for (const table of ['fit_evidence', 'fit_evidence_types', 'shopper_evidence'])
-      await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
-    for (const table of ['sessions', 'variants', 'products', 'size_charts', 'product_types']) {
+  const written = ['session_lines', 'order_lines', 'events', 'fit_evidence', 'fit_evidence_types', 'shopper_evidence'];
+  const events = await inTransaction(db, async () => {
+    let deleted = 0;
+    for (const table of written) {
+      const { rowCount } = await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
+      if (table === 'events') deleted = rowCount ?? 0;
+    }
+    return deleted;
+  });
+  await db.query(`VACUUM ${written.join(', ')}`);
+  await inTransaction(db, async () => {
+    for (const table of ['sessions', 'variants', 'products', 'size_charts', 'product_types', 'questionnaires']) {
       await db.query(`DELETE FROM ${table} WHERE store_id IN ${stores}`, [merchants]);
     }
-    await db.query(`DELETE FROM questionnaires WHERE store_id IN ${stores}`, [merchants]);
     await db.query(`DELETE FROM api_keys WHERE merchant_id = ANY($1::uuid[])`, [merchants]);
     await db.query(`DELETE FROM stores WHERE merchant_id = ANY($1::uuid[])`, [merchants]);
     await db.query(`DELETE FROM merchants WHERE id = ANY($1::uuid[])`, [merchants]);
+  });
+  return events;
+}
+
+async function inTransaction<T>(db: pg.Client, work: () => Promise<T>): Promise<T> {
+  await db.query('BEGIN');
+  try {
+    const result = await work();
     await db.query('COMMIT');
+    return result;
   } catch (error) {
     await db.query('ROLLBACK');
     throw error;
   }
-  return events;
 }
 
 /** The tables the service writes on the paths the bench times. */
