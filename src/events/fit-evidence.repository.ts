@@ -165,11 +165,24 @@ const OUTCOME_SIZES = prepared<{
 );
 
 /**
- * The store's key for shopper digests, locked `FOR SHARE`: taken before a shopper's outcome is counted, so that her
- * erasure (which locks it `FOR UPDATE`) waits for that outcome and deletes its sums, or commits first and the outcome,
- * read again, names no shopper.
+ * A shopper of a store as a transaction-scoped advisory lock: shared by the outcomes being counted for her, exclusive
+ * for her erasure (`forgetShopper`). The erasure waits for those outcomes and then deletes their sums, or commits
+ * first and the outcomes, read again, name her no more. A lock rather than a row: its queue is fair, so a stream of
+ * outcomes cannot keep an erasure waiting, and taking it writes nothing.
  */
-const LOCK_SHOPPER_KEY = prepared<never>('fit-evidence.lock-shopper-key', `SELECT 1 FROM shopper_keys WHERE store_id = $1 FOR SHARE`);
+const SHOPPER_LOCK = `hashtextextended($1::text || encode(d, 'hex'), 0)`;
+
+/** The shoppers the outcomes name, locked shared, in order. */
+const LOCK_SHOPPERS = prepared<never>(
+  'fit-evidence.lock-shoppers',
+  `SELECT pg_advisory_xact_lock_shared(${SHOPPER_LOCK}) FROM (SELECT DISTINCT d FROM unnest($2::bytea[]) AS d ORDER BY d) AS shoppers`,
+);
+
+/** One shopper, locked for her erasure. */
+const LOCK_FOR_ERASURE = prepared<never>(
+  'fit-evidence.lock-for-erasure',
+  `SELECT pg_advisory_xact_lock(${SHOPPER_LOCK}) FROM (SELECT $2::bytea AS d) AS shopper`,
+);
 
 /** Sums added to each product's row (sorted by product by the caller). */
 const ADD = prepared<never>(
@@ -285,7 +298,8 @@ export class FitEvidenceRepository {
     let rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
     if (rows.some((row) => row.shopper_digest)) {
       // a shopper's erasure may have committed since: lock it out, then read again which shoppers the outcomes name
-      await run(manager, LOCK_SHOPPER_KEY, [store.id]);
+      const digests = rows.flatMap((row) => (row.shopper_digest ? [row.shopper_digest] : []));
+      await run(manager, LOCK_SHOPPERS, [store.id, digests]);
       rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
     }
     const products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
@@ -345,8 +359,12 @@ export class FitEvidenceRepository {
     return toSums(row);
   }
 
-  /** Forgets what a shopper's outcomes said (her erasure, with the link from her sessions). */
+  /**
+   * Forgets what a shopper's outcomes said (her erasure, after the link from her sessions is gone), once the outcomes
+   * being counted for her have committed; later ones find her unlinked.
+   */
   async forgetShopper(manager: EntityManager, storeId: string, digest: Buffer): Promise<void> {
+    await run(manager, LOCK_FOR_ERASURE, [storeId, digest]);
     await run(manager, FORGET_SHOPPER, [storeId, digest]);
   }
 

@@ -43,9 +43,8 @@ export class SessionsService {
   async forgetShopper(store: Store, ref: string): Promise<void> {
     await this.transactions.run(async (manager) => {
       const digest = await this.shoppers.digest(manager, store.id, ref);
-      // unlinked first: an outcome may hold her session's row while it waits for the store's shopper key
+      // unlinked first: an outcome may hold her session's row while it waits for her lock (forgetShopper)
       await this.shoppers.unlink(manager, store.id, digest);
-      await this.shoppers.lockForErasure(manager, store.id);
       await this.evidence.forgetShopper(manager, store.id, digest);
     });
   }

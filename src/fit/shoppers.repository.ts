@@ -10,9 +10,6 @@ const STORE_KEY = prepared<{ key: Buffer }>(
    SELECT key FROM created UNION ALL SELECT key FROM shopper_keys WHERE store_id = $1`,
 );
 
-/** The store's key for shopper digests, locked `FOR UPDATE` by an erasure (`lockForErasure`). */
-const LOCK_STORE_KEY = prepared<never>('shoppers.lock-store-key', `SELECT 1 FROM shopper_keys WHERE store_id = $1 FOR UPDATE`);
-
 /** The link between the store's sessions and a shopper, erased. */
 const UNLINK = prepared<never>(
   'shoppers.unlink',
@@ -31,15 +28,6 @@ export class ShoppersRepository {
     // a concurrent first use committed its key after this statement's snapshot: read it now
     if (!row) [row] = await run(manager, STORE_KEY, [storeId, randomBytes(32)]);
     return createHmac('sha256', row.key).update(ref, 'utf8').digest();
-  }
-
-  /**
-   * Locks the store's key (which `digest` has read or created) until the transaction ends: an outcome being counted
-   * for a shopper of the store holds it `FOR SHARE`, so an erasure waits for it and then deletes what it added, or
-   * goes first and the outcome finds her unlinked (`FitEvidenceRepository.recordOutcomes`).
-   */
-  async lockForErasure(manager: EntityManager, storeId: string): Promise<void> {
-    await run(manager, LOCK_STORE_KEY, [storeId]);
   }
 
   /** No session of the store names the shopper any more. */
