@@ -35,7 +35,8 @@ export function referenceBestSize(
     zones.reduce((sum, z) => sum + (chart.sizes[i].measurements[z] === undefined ? (weights[z] as number) : 0), 0);
   const least = Math.min(...chart.sizes.map((_, i) => unstatedWeight(i)));
   if (least > 0) {
-    const candidates = chart.sizes.map((_, i) => i).filter((i) => unstatedWeight(i) === least);
+    // sums of the same weights in another order may differ in their last bits
+    const candidates = chart.sizes.map((_, i) => i).filter((i) => unstatedWeight(i) - least <= 1e-9 * Math.max(1, least));
     let chosen = 0;
     for (const z of zones) {
       const stating = candidates.filter((i) => chart.sizes[i].measurements[z] !== undefined);

@@ -135,6 +135,21 @@ describe("the tailor's rule", () => {
     expect(pick({ chest: 90, waist: 85 }, both)).toBe('M');
   });
 
+  it('counts sizes leaving out the same weight as tied, however the sum of their weights rounds', () => {
+    // S leaves out the hip (0.3), M the chest and waist (0.1 + 0.2, which is 0.30000000000000004 in floating point)
+    const split: Chart = {
+      measurementType: 'body',
+      easeCm: 0,
+      sizes: [
+        { label: 'S', measurements: { chest: { min: 86, max: 94 }, waist: { min: 70, max: 78 } } },
+        { label: 'M', measurements: { hip: { min: 94, max: 102 } } },
+      ],
+    };
+    const zoneWeights = { chest: 0.1, waist: 0.2, hip: 0.3 };
+    expect(pick({ chest: 90, waist: 74, hip: 100 }, { chart: split, zoneWeights })).toBe('M');
+    expect(pick({ chest: 90, waist: 74, hip: 200 }, { chart: split, zoneWeights })).toBe('M');
+  });
+
   it('a body larger in every zone never gets a smaller size, whichever zones each size states', () => {
     const zones = ['chest', 'waist', 'hip'] as const;
     const chartArb = fc

@@ -28,6 +28,8 @@ const EASE_FACTOR: Readonly<Record<FitPreference, number>> = { tighter: 0.5, reg
 const TARGET_POSITION: Readonly<Record<FitPreference, number>> = { tighter: 0.65, regular: 0.5, looser: 0.35 };
 /** Room `looser` wants below the upper bound, as a fraction of the range width. */
 const LOOSER_ROOM = 0.25;
+/** Relative difference under which two sums of unstated weight are the same weight. */
+const UNSTATED_TOLERANCE = 1e-9;
 /** Half-width of the "regular" band around the target position, as a fraction of the range width. */
 const REGULAR_BAND = 0.25;
 
@@ -141,6 +143,8 @@ export function fallbackSize(prepared: PreparedChart, valuesCm: ArrayLike<number
   const sizes = prepared.labels.length;
   let least = Infinity;
   for (let s = 0; s < sizes; s++) least = Math.min(least, unstatedWeight[s]);
+  // Sums of the same weights in another order may differ in their last bits (0.1 + 0.2 against 0.3).
+  const leastUnstated = (w: number) => w - least <= UNSTATED_TOLERANCE * Math.max(1, least);
   if (least > 0) {
     let chosen = -1;
     for (let j = 0; j < k; j++) {
@@ -148,7 +152,7 @@ export function fallbackSize(prepared: PreparedChart, valuesCm: ArrayLike<number
       let largest = -1;
       for (let s = 0; s < sizes; s++) {
         const t = thresholds[s * k + j];
-        if (unstatedWeight[s] !== least || t === -Infinity) continue;
+        if (!leastUnstated(unstatedWeight[s]) || t === -Infinity) continue;
         if (valuesCm[j] <= t) {
           contains = s;
           break;
