@@ -196,6 +196,11 @@ describe('stores', () => {
       ['limit=-1', 'limit', 'too_small'],
       ['limit=abc', 'limit', 'must_be_integer'],
       ['limit=2.5', 'limit', 'must_be_integer'],
+      // only digits are a number: not hexadecimal, an exponent, padding or nothing
+      ['limit=0x10', 'limit', 'must_be_integer'],
+      ['limit=1e1', 'limit', 'must_be_integer'],
+      ['limit=%205', 'limit', 'must_be_integer'],
+      ['limit=', 'limit', 'must_be_integer'],
       ['starting_after=not-an-id', 'starting_after', 'must_be_id'],
       ['sort=name', 'sort', 'unknown_field'],
     ])('refuses ?%s with 400 naming the parameter', async (query, field, code) => {

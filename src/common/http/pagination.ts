@@ -1,13 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { WholeNumber } from '../validation/whole-number.js';
 
 /** `?limit=`: how many items a list or a ranking answers. */
 export class LimitQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @WholeNumber()
   @Max(100)
   @Min(1)
   @IsInt({ message: 'limit must be a whole number from 1 to 100' })

@@ -1,8 +1,8 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
+import { WholeNumber } from '../../common/validation/whole-number.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
 import type { Question, Questionnaire, QuestionnaireVersion } from '../fit.entities.js';
 import { checkQuestions, ENGINE_KEYS } from '../questions.js';
@@ -68,7 +68,7 @@ export class QuestionnaireVersionQuery {
     example: 2,
   })
   @IsOptional()
-  @Type(() => Number)
+  @WholeNumber()
   @Max(MAX_VERSION, { message: VERSION_RANGE })
   @Min(1, { message: VERSION_RANGE })
   @IsInt({ message: VERSION_RANGE })
