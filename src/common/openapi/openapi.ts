@@ -224,17 +224,27 @@ interface FieldErrorExample {
 }
 
 /**
- * One error the operation really gives: its body's first required field left out, or, where nothing is required
- * (a query string, a patch), an unknown field.
+ * One error the operation really gives: its body's first required field left out; where nothing is required (a query
+ * string, a patch), an unknown field; where the operation reads neither a body nor a query string (it ignores one), a
+ * key sent in the URL, which every operation refuses.
  */
-function exampleFieldError(document: OpenAPIObject, operation: { requestBody?: unknown }): FieldErrorExample {
+function exampleFieldError(
+  document: OpenAPIObject,
+  operation: { requestBody?: unknown; parameters?: readonly unknown[] },
+): FieldErrorExample {
   const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
   const ref = body?.content?.['application/json']?.schema?.$ref;
   const schema = ref ? (document.components?.schemas?.[ref.split('/').pop() ?? ''] as { required?: string[] } | undefined) : undefined;
   const required = schema?.required?.[0];
-  return required
-    ? { field: required, code: 'required', message: `${required} is required` }
-    : { field: 'sort', code: 'unknown_field', message: 'sort is not a known field' };
+  if (required) return { field: required, code: 'required', message: `${required} is required` };
+  if (body || operation.parameters?.some((parameter) => (parameter as { in?: string }).in === 'query')) {
+    return { field: 'sort', code: 'unknown_field', message: 'sort is not a known field' };
+  }
+  return {
+    field: 'access_token',
+    code: 'credentials_not_allowed_here',
+    message: 'API keys are accepted only in the Authorization header, never in the URL or the body',
+  };
 }
 
 /** A body as the service sends it for `code`; `validation_failed` with one offending field of the operation. */
@@ -246,13 +256,16 @@ function problemExample(code: ProblemCode, when: string | undefined, fieldError:
       type: `/problems/${code}`,
       title,
       status,
-      ...(when ? { detail: when.replaceAll('`', '') } : {}),
+      // The service always words a detail: the case's, else the first sentence of the code's page.
+      detail: (when ?? firstSentence(PROBLEMS[code].description)).replaceAll('`', ''),
       code,
       request_id: EXAMPLE_REQUEST_ID,
       ...(code === 'validation_failed' ? { errors: [fieldError] } : {}),
     },
   };
 }
+
+const firstSentence = (text: string): string => /^.*?\.(?=\s|$)/.exec(text)?.[0] ?? text;
 
 function operationsOf(item: OpenAPIObject['paths'][string]) {
   return (['get', 'post', 'put', 'patch', 'delete'] as const).flatMap((method) => (item[method] ? [[method, item[method]] as const] : []));

@@ -91,8 +91,8 @@ export const PROBLEMS = {
     title: 'In use',
     description:
       'The resource cannot be deleted while other resources refer to it: for example a product type or size chart ' +
-      'that products use. Move or delete those first. (Products, charts and variants that sessions or events refer ' +
-      'to are archived on delete instead.)',
+      'that products use. Move or delete those first. (Products, charts, variants and questionnaires that sessions or ' +
+      'events refer to are archived on delete instead.)',
   },
   payload_too_large: {
     status: 413,
