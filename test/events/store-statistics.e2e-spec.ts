@@ -29,6 +29,28 @@ const STATEMENTS: Record<string, Call> = {
   'sessions.lock': (i) => [`'${i.session}'`, `'${i.store}'`],
   'sessions.lock-for-answers': (i) => [`'${i.session}'`, `'${i.store}'`],
   'events.load-references': (i) => [`'${i.store}'`, uuids(i.product), uuids(), uuids(i.session)],
+  // the event's columns in order (id … new_variant_id), then whether the clock admits it
+  'events.insert-alone': (i) => [
+    `'${i.event}'`,
+    `'${i.merchant}'`,
+    `'${i.store}'`,
+    `'storefront'`,
+    `'plan-1'`,
+    `'purchase'`,
+    `'${i.product}'`,
+    'NULL',
+    `'${i.session}'`,
+    `'order-1'`,
+    `'line-1'`,
+    'NULL',
+    '1',
+    'now()',
+    'now()',
+    'NULL',
+    'NULL',
+    'NULL',
+    'true',
+  ],
   'events.find-stored': (i) => [`'${i.merchant}'`, `'${i.store}'`, `'{storefront}'`, `'{order-1}'`],
   'line-summaries.mark-shared': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`],
   'line-summaries.copy-outcomes': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`, `'{NULL}'`, `'{NULL}'`, `'{NULL}'`],
@@ -56,7 +78,10 @@ function storeWideScans(node: PlanNode): string[] {
   const found: string[] = [];
   if (node['Node Type'] === 'Seq Scan' && GROWING.has(node['Relation Name'] ?? '')) found.push(`Seq Scan on ${node['Relation Name']}`);
   const condition = node['Index Cond'];
-  if (condition !== undefined && /^\(store_id = [^()]*\)$/.test(condition)) found.push(`${node['Index Name']}: ${condition}`);
+  // the store alone, as a value or a parameter (`$0`; `(InitPlan 1).col1` on PostgreSQL 17)
+  if (condition !== undefined && /^\(store_id = ([^()]*|\(InitPlan \d+\)\.col\d+)\)$/.test(condition)) {
+    found.push(`${node['Index Name']}: ${condition}`);
+  }
   for (const child of node.Plans ?? []) found.push(...storeWideScans(child));
   return found;
 }
