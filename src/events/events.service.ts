@@ -71,15 +71,15 @@ export class EventsService {
     // Events that name nothing in the store and no order line, each key sent once: the work is one INSERT (and, for
     // keys already taken, one read of committed rows), which is atomic on its own. No transaction, so no BEGIN and
     // COMMIT round trips.
-    const alone = (d: EventDraft) =>
-      d.productId === null && d.variantId === null && d.sessionId === null && d.orderId === null && d.lineItemId === null;
     // One event that names something, with no summary but its order line's row (most of them): one statement too.
     // Anything else runs in a transaction, as below.
     const [first] = drafts;
-    const oneStatementWithReferences = (d: EventDraft) => !alone(d) && touchesOnlyItsLine(d) && d.newVariantId === null;
-    if (drafts.length === 1 && oneStatementWithReferences(first.draft)) return this.ingestAlone(store, first, refused, now);
+    const oneStatementWithReferences = (d: EventDraft) => !namesNothing(d) && touchesOnlyItsLine(d) && d.newVariantId === null;
+    if (drafts.length === 1 && (namesNothing(first.draft) || oneStatementWithReferences(first.draft))) {
+      return this.ingestAlone(store, first, refused, now);
+    }
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
-    const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => alone(draft));
+    const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => namesNothing(draft));
     const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
       oneStatement ? retried(() => work(this.events.manager)) : this.transactions.run(work);
 
@@ -140,8 +140,9 @@ export class EventsService {
   }
 
   /**
-   * A single event with no summary beyond its order line: checked, inserted and summed up in one statement; a
-   * refused or already stored one is then compared with what its key holds (a second statement, for retries only).
+   * A single event with no summary beyond its order line: checked, inserted and summed up in one statement (one that
+   * names nothing: the plain insert, with nothing of the store to check); a refused or already stored one is then
+   * compared with what its key holds (a second statement, for retries only).
    */
   private async ingestAlone(
     store: Store,
@@ -152,7 +153,12 @@ export class EventsService {
     const results = [...refused];
     const row = toRow(draft, store, now);
     const clock = checkOccurredAt(draft.occurredAt, now);
-    const { inserted, references } = await retried(() => this.events.insertAlone(store, row, clock === null));
+    const { inserted, references } = namesNothing(draft)
+      ? {
+          inserted: clock === null && (await retried(() => this.events.insertNew(this.events.manager, [row]))).has(row.id),
+          references: NO_REFERENCES,
+        }
+      : await retried(() => this.events.insertAlone(store, row, clock === null));
     if (inserted) {
       results[index] = { status: 201, event: EventResponse.from(row) };
       return results;
@@ -163,6 +169,17 @@ export class EventsService {
     return results;
   }
 }
+
+/** Whether the event names nothing in the store and no order line: no reference to check, no summary to keep. */
+const namesNothing = (d: EventDraft): boolean =>
+  d.productId === null &&
+  d.variantId === null &&
+  d.newVariantId === null &&
+  d.sessionId === null &&
+  d.orderId === null &&
+  d.lineItemId === null;
+
+const NO_REFERENCES: References = { products: new Set(), variants: new Map(), sessions: new Map() };
 
 /** The result of an event that was not inserted, from what its key holds: 200 if identical, else 400 or 409. */
 function settle(item: Pending, found: { event: FitEvent; sha256: Buffer | null } | undefined): EventResult {
