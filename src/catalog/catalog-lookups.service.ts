@@ -33,11 +33,12 @@ export class CatalogLookups {
 
   /**
    * The product's first active variant of size `label` (null when it has none), once `label` is known to be a label of
-   * the chart `chartId` (else 400 `unknown_size`): one statement, the chart and the variant locked.
+   * the chart `chartId` (else 400 `unknown_size`) or is `known` anyway (a size the session recommended, which an edit
+   * of the chart may have dropped since): one statement, the chart and the variant locked.
    */
-  async variantOfSize(manager: EntityManager, chartId: string, productId: string, label: string): Promise<string | null> {
+  async variantOfSize(manager: EntityManager, chartId: string, productId: string, label: string, known = false): Promise<string | null> {
     const { sizes, variantId } = await this.products.lockSize(manager, chartId, productId, label);
-    requireChartLabel({ sizes }, label);
+    if (!known) requireChartLabel({ sizes }, label);
     return variantId;
   }
 

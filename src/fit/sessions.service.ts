@@ -221,7 +221,12 @@ export class SessionsService {
       return { sizeLabel: variant.sizeLabel, variantId: variant.id };
     }
     const label = request.size_label as string;
-    return { sizeLabel: label, variantId: await this.catalog.variantOfSize(manager, session.sizeChartId, session.productId, label) };
+    // the size it recommended stays hers to take, even if an edit of the chart has dropped it since
+    const recommended = label === session.recommendation?.size_label;
+    return {
+      sizeLabel: label,
+      variantId: await this.catalog.variantOfSize(manager, session.sizeChartId, session.productId, label, recommended),
+    };
   }
 
   /**

@@ -144,6 +144,31 @@ describe('fit sessions', () => {
       expect(events.find((e) => e.type === 'recommendation_overridden')?.variant_id).toBeNull();
     });
 
+    it('takes the recommended size after the chart lost it (an edit may drop a size no variant has): accepted', async () => {
+      // the size these answers get, learned on a shop of the same chart
+      const size = (await recommended(await newShop())).recommendation?.size_label as SizeLabel;
+      const shop = await newShop();
+      const path = `/v1/stores/${shop.storeId}`;
+      const auth = { Authorization: `Bearer ${shop.secret}` };
+      // the product has no variant of that size (deleted before any event named it), so the chart may drop it
+      const removed = await t.http().delete(`${path}/products/${shop.productId}/variants/${shop.variants[size]}`).set(auth);
+      expect(removed.status).toBeLessThan(300);
+      const session = await recommended(shop);
+      expect(session.recommendation?.size_label).toBe(size);
+      const chart = await t.http().get(`${path}/size-charts/${shop.sizeChartId}`).set(auth);
+      const sizes = (chart.body.sizes as { label: string }[]).filter((s) => s.label !== size);
+      const edited = await t.http().patch(`${path}/size-charts/${shop.sizeChartId}`).set(auth).send({ sizes });
+      expect(edited.status).toBe(200);
+
+      const decided = await decideRaw(shop, session.id, { size_label: size });
+      expect(decided.status).toBe(200);
+      expect(decided.body).toMatchObject({ state: 'completed', outcome: 'accepted', decision: { size_label: size, variant_id: null } });
+      // a size the chart no longer has, and that the session did not recommend, is still refused
+      const other = await recommended(shop);
+      expect(other.recommendation?.size_label).not.toBe(size);
+      expectErrors(await decideRaw(shop, other.id, { size_label: size }), { size_label: 'unknown_size' });
+    });
+
     it('takes a decision by variant: accepted for the recommended size, overridden for another', async () => {
       const shop = await newShop();
       const first = await recommended(shop);
