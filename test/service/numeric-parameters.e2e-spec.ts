@@ -18,11 +18,14 @@ describe('numeric query parameters', () => {
     const read = (version: string) =>
       t.http().get(`/v1/stores/${storeId}/questionnaires/${quiz.id}?version=${version}`).set(bearer(admin.secret));
 
-    for (const version of ['2147483648', '99999999999999999999', '1e308', '9007199254740993']) {
+    for (const version of ['2147483648', '99999999999999999999', '9007199254740993']) {
       expectErrors(await read(version), { version: 'too_large' });
     }
     for (const version of ['0', '-0', '-1', '-2147483649']) expectErrors(await read(version), { version: 'too_small' });
-    for (const version of ['0.5', '1e999', 'NaN', 'Infinity', 'x']) expectErrors(await read(version), { version: 'must_be_integer' });
+    // a number is written in digits: an exponent or another base is not one, however large
+    for (const version of ['0.5', '1e308', '1e999', '0x10', 'NaN', 'Infinity', 'x']) {
+      expectErrors(await read(version), { version: 'must_be_integer' });
+    }
     expectProblem(await read(String(INT4_MAX)), 404, 'not_found');
     expect((await read('1')).body).toMatchObject({ id: quiz.id, version: 1 });
   });

@@ -5,5 +5,4 @@ import { Transform } from 'class-transformer';
  * empty value or a repeated parameter stay as sent, and the parameter's integer rule refuses them. `Number()` would
  * read the first two as 16 and 10, and the empty value as 0.
  */
-export const WholeNumber = () =>
-  Transform(({ value }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
+export const WholeNumber = () => Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value));
