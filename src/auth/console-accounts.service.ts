@@ -153,7 +153,6 @@ export class ConsoleAccountsService {
     return { ok: true, token: await this.startSession(null, accountId) };
   }
 
-  /** The live session of a cookie token, refreshing its idle expiry; null when there is none or its key is not live. */
   /** The browser's console session, from its cookie: its token and who it is; null when it has none that is live. */
   async sessionOf(request: Request): Promise<{ token: string; identity: ConsoleIdentity } | null> {
     const token = readToken(request, SESSION_COOKIE);
@@ -161,6 +160,7 @@ export class ConsoleAccountsService {
     return token === null || identity === null ? null : { token, identity };
   }
 
+  /** The live session of a cookie token, refreshing its idle expiry; null when there is none or its key is not live. */
   async authenticate(token: string): Promise<ConsoleIdentity | null> {
     const row = await this.accounts.findLiveSession(digestSecret(token));
     if (!row) return null;

@@ -40,8 +40,11 @@ describe('HTTP conventions', () => {
 
     it('forgives one trailing slash, and no more', async () => {
       const { admin, storeId } = await createTenant(t);
-      expect((await t.http().get('/v1/stores/').set(bearer(admin.secret))).status).toBe(200);
-      expect((await t.http().get(`/v1/stores/${storeId}/events/`).set(bearer(admin.secret))).status).toBe(200);
+      const stores = await t.http().get('/v1/stores/').set(bearer(admin.secret));
+      expect(stores.status).toBe(200);
+      expect((stores.body.data as { id: string }[]).map((store) => store.id)).toEqual([storeId]);
+      const events = await t.http().get(`/v1/stores/${storeId}/events/`).set(bearer(admin.secret));
+      expect([events.status, events.body]).toEqual([200, { data: [], has_more: false, next_cursor: null }]);
       problem(await t.http().get('/v1/stores//').set(bearer(admin.secret)), 404, 'not_found');
     });
 
