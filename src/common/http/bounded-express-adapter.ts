@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerOptions, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
@@ -50,6 +50,7 @@ export class BoundedExpressAdapter extends ExpressAdapter {
         headersTimeout: this.limits.headersTimeoutMs,
         requestTimeout: this.limits.requestTimeoutMs,
         connectionsCheckingInterval: 1_000,
+        ...expressPrototypes(this.getInstance()),
       },
       this.getInstance(),
     );
@@ -111,6 +112,29 @@ function exactPaths(): Express {
   const app = express();
   app.set('case sensitive routing', true);
   return app;
+}
+
+/**
+ * Node's request and response objects made with Express's prototypes from the start. Express gives each request
+ * its methods by changing the prototype of the objects Node made (`Object.setPrototypeOf` in `app.handle`), which V8
+ * can only do by giving each of them a new hidden class: then every property read on a request or a response, in
+ * Express, Nest, passport and the service alike, misses the caches the code was optimised with, and Express alone
+ * cost four times its own work (docs/performance.md). Made with that prototype, they keep their class: Express finds
+ * the prototype in place and changes nothing.
+ */
+function expressPrototypes(app: Express): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  function Request(this: IncomingMessage, ...args: unknown[]): void {
+    Reflect.apply(IncomingMessage, this, args);
+  }
+  Request.prototype = app.request;
+  function Response(this: ServerResponse, ...args: unknown[]): void {
+    Reflect.apply(ServerResponse, this, args);
+  }
+  Response.prototype = app.response;
+  return {
+    IncomingMessage: Request as unknown as typeof IncomingMessage,
+    ServerResponse: Response as unknown as typeof ServerResponse,
+  };
 }
 
 const openConnections = (server: Server): Promise<number> =>
