@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -33,7 +33,7 @@ export function isWellFormedSecret(secret: string, prefix?: string): boolean {
 
 /** The SHA-256 digest (hex) under which a secret is stored and looked up. */
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function digestsEqual(a: string, b: string): boolean {
