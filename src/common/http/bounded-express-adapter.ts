@@ -39,6 +39,32 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     super(exactPaths());
   }
 
+  /**
+   * A JSON answer is written as `res.json` would write it, without what `res.json` and `res.send` do on the way for
+   * answers this service never gives: read the JSON settings, look the type up in the MIME table and parse it back
+   * to add its charset, compute an ETag (switched off) and test freshness (no answer carries a validator). A
+   * stream, a string, an error, an answer whose type is set already, and 204 and 304 go to Nest's own reply.
+   */
+  override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+    if (
+      typeof body === 'object' &&
+      body !== null &&
+      (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype) &&
+      response.getHeader('Content-Type') === undefined
+    ) {
+      if (statusCode !== undefined) response.statusCode = statusCode;
+      if (response.statusCode !== 204 && response.statusCode !== 304) {
+        const text = JSON.stringify(body);
+        response.setHeader('Content-Type', 'application/json; charset=utf-8');
+        response.setHeader('Content-Length', Buffer.byteLength(text));
+        // Node writes no body for HEAD, and keeps the length of the body a GET would get, as Express does.
+        response.end(text);
+        return response;
+      }
+    }
+    return super.reply(response, body, statusCode);
+  }
+
   /** True from the moment shutdown begins: `/readyz` answers 503, so that a balancer stops sending requests. */
   get draining(): boolean {
     return this.shuttingDown;
