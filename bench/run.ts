@@ -81,7 +81,7 @@ const TARGETS = {
   batch_events_per_second_min: 20_000,
   metrics_30d_ms_max: 100,
   metrics_366d_ms_max: 1000,
-  peak_rss_mb_max: 250,
+  peak_rss_mb_max: 200,
 };
 const PORTS = { service: 3921, second: 3922, floor: 3923, profiled: 3924, seed: 3918 };
 const APP = {
@@ -826,7 +826,7 @@ function printSummary(o: Json): void {
   }
   if (o.memory)
     lines.push(
-      `memory: service peak RSS ${o.memory.service_peak_rss_mb} MB (floor ${o.memory.reference_floor_peak_rss_mb} MB; target ≤ 250)`,
+      `memory: service peak RSS ${o.memory.service_peak_rss_mb} MB (floor ${o.memory.reference_floor_peak_rss_mb} MB; target ≤ ${TARGETS.peak_rss_mb_max})`,
     );
   const s = o.scale_out;
   if (s) lines.push(`scale-out: one process ${s.one_process.per_second}/s, two ${s.two_processes.per_second}/s (×${s.ratio.throughput})`);
