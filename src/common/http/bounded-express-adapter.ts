@@ -46,23 +46,18 @@ export class BoundedExpressAdapter extends ExpressAdapter {
    * stream, a string, an error, an answer whose type is set already, and 204 and 304 go to Nest's own reply.
    */
   override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
-    if (
-      typeof body === 'object' &&
-      body !== null &&
-      (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype) &&
-      response.getHeader('Content-Type') === undefined
-    ) {
-      if (statusCode !== undefined) response.statusCode = statusCode;
-      if (response.statusCode !== 204 && response.statusCode !== 304) {
-        const text = JSON.stringify(body);
-        response.setHeader('Content-Type', 'application/json; charset=utf-8');
-        response.setHeader('Content-Length', Buffer.byteLength(text));
-        // Node writes no body for HEAD, and keeps the length of the body a GET would get, as Express does.
-        response.end(text);
-        return response;
-      }
+    const status = statusCode ?? response.statusCode;
+    const plain = typeof body === 'object' && body !== null && (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype);
+    if (!plain || status === 204 || status === 304 || response.getHeader('Content-Type') !== undefined) {
+      return super.reply(response, body, statusCode);
     }
-    return super.reply(response, body, statusCode);
+    const text = JSON.stringify(body);
+    response.statusCode = status;
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', Buffer.byteLength(text));
+    // Node writes no body for HEAD, and keeps the length of the body a GET would get, as Express does.
+    response.end(text);
+    return response;
   }
 
   /** True from the moment shutdown begins: `/readyz` answers 503, so that a balancer stops sending requests. */
