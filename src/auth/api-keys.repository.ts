@@ -121,4 +121,22 @@ export class ApiKeysRepository {
     const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [keyId])) as unknown[];
     return Boolean(live);
   }
+
+  /**
+   * True when the console session is live, and so are its account and the key the account stands on; the key's row
+   * is then share-locked as by `lockIfLive`, and the account's and the session's rows are held against deletion,
+   * until the transaction ends. Taken in that order (clause by clause), the order in which a revocation (the key,
+   * then its accounts, then their sessions) and a removal (the account, then its sessions) take them.
+   */
+  async lockConsoleSessionIfLive(manager: EntityManager, sessionId: string): Promise<boolean> {
+    const [live] = (await manager.query(
+      `SELECT 1 FROM console_sessions s
+         JOIN console_accounts a ON a.id = s.account_id
+         JOIN api_keys k ON k.id = a.api_key_id
+        WHERE s.id = $1 AND s.expires_at > now() AND ${LIVE_KEY}
+          FOR SHARE OF k FOR KEY SHARE OF a, s`,
+      [sessionId],
+    )) as unknown[];
+    return Boolean(live);
+  }
 }

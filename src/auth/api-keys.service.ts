@@ -50,6 +50,12 @@ interface NewKey {
   readonly expiresAt: Date | null;
 }
 
+/**
+ * Who issues a key: a key of the merchant (`keyId`), or a console session (`consoleSessionId`, its principal having
+ * no key), which stands on its account and on the key the account signed up with.
+ */
+type KeyIssuer = MerchantPrincipal & { readonly consoleSessionId?: string };
+
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -103,7 +109,7 @@ export class ApiKeysService {
     return CreatedApiKeyResponse.fromCreated(saved, secret);
   }
 
-  async issue(principal: MerchantPrincipal, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+  async issue(principal: KeyIssuer, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
     const scopes = [...new Set(request.scopes)];
     const storeId = request.store_id ?? null;
     const errors = [];
@@ -117,15 +123,26 @@ export class ApiKeysService {
     if (errors.length) throw ProblemError.validation(errors);
 
     return this.transactions.run(async (manager) => {
-      // The issuing key's row lock orders this with its revocation: a key revoked first issues nothing, and once a
+      // The issuer's row locks order this with its revocation: a key revoked first issues nothing, and once a
       // revocation has answered, no key it issued can appear after it.
-      if (principal.keyId !== null && !(await this.keys.lockIfLive(manager, principal.keyId))) throw unauthenticated();
+      if (!(await this.lockIssuer(manager, principal))) throw unauthenticated();
       if (storeId !== null) {
         const store = isId(storeId) ? await this.stores.findOfMerchant(storeId, principal.merchantId, manager) : null;
         if (!store) throw ProblemError.field('store_id', 'unknown_store', 'store_id is not a store of this merchant');
       }
       return this.create(manager, principal.merchantId, { name: request.name, scopes, storeId, expiresAt });
     });
+  }
+
+  /**
+   * Locks what the issuer stands on until the transaction ends, and says whether it is still live: the issuing key's
+   * row; for a console session, the session, its account and the account's key, whose revocation (or the account's
+   * removal, or the session's end) then waits for the keys being issued (docs/decisions/001-credential-edge-cases.md).
+   */
+  private lockIssuer(manager: EntityManager, issuer: KeyIssuer): Promise<boolean> {
+    if (issuer.keyId !== null) return this.keys.lockIfLive(manager, issuer.keyId);
+    if (issuer.consoleSessionId !== undefined) return this.keys.lockConsoleSessionIfLive(manager, issuer.consoleSessionId);
+    throw new Error('A key is issued by a key or by a console session, and this issuer is neither');
   }
 
   list(principal: MerchantPrincipal, page: ApiKeyListQuery): Promise<Page<ApiKeyResponse>> {

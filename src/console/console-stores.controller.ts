@@ -82,7 +82,9 @@ export class ConsoleStoresController {
     let created: CreatedApiKeyResponse | null;
     try {
       const request = await this.issueRequest(store, values);
-      created = await this.forms.once(identity.accountId, formText(body, 'form_id'), () => this.apiKeys.issue(principal, request));
+      // Issued by the session, which stands on its account's key: ending either first issues nothing (a sign-in page).
+      const issuer = { ...principal, consoleSessionId: identity.sessionId };
+      created = await this.forms.once(identity.accountId, formText(body, 'form_id'), () => this.apiKeys.issue(issuer, request));
     } catch (error) {
       if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
       const view = await this.storeView(principal, store);
