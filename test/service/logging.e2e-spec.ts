@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { generateSecret } from '../../src/auth/key-secret.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../support/app.js';
-import { createTenant } from '../support/fixtures.js';
+import { createTenant, issueKey } from '../support/fixtures.js';
 
 const onPostgres = process.env.DATABASE_URL !== undefined;
 
@@ -161,6 +162,49 @@ describe('logs', () => {
       await requestLine(response);
     }
     expect(captured.join('')).not.toContain(admin.secret.slice(4));
+  });
+
+  it("never writes a returning shopper's id sent to any spelling of the erasure route", async () => {
+    const tenant = await createTenant(t);
+    const key = await issueKey(t, tenant.admin.secret, { scopes: ['fit'], store_id: tenant.storeId });
+    const store = `/v1/stores/${tenant.storeId}`;
+    const spellings = [
+      (ref: string) => `${store}/shoppers/${ref}`,
+      (ref: string) => `${store}/Shoppers/${ref}`,
+      (ref: string) => `${store}/SHOPPERS/${ref}`,
+      (ref: string) => `${store}/shoppers;/${ref}`,
+      (ref: string) => `${store}/shoppers;jsessionid=1/${ref}`,
+      (ref: string) => `${store}/shoppers%2F${ref}`,
+      (ref: string) => `${store}//shoppers//${ref}`,
+      (ref: string) => `${store}/shoppers./${ref}`,
+      (ref: string) => `${store}/shoppers../${ref}/`,
+      (ref: string) => `${store}/%73hoppers/${ref}`,
+      (ref: string) => `${store}/%53HOPPERS/${ref}`,
+      (ref: string) => `${store}/%2573hoppers/${ref}`,
+      (ref: string) => `${store}/%C5%BFhoppers/${ref}`,
+      (ref: string) => `${store}/shoppers%3B/${ref}`,
+      (ref: string) => `${store}/shoppers\\${ref}`,
+      (ref: string) => `${store}/./shoppers/./${ref}?limit=1`,
+    ];
+    const refs: string[] = [];
+    for (const [i, spelling] of spellings.entries()) {
+      for (const method of ['delete', 'get'] as const) {
+        const ref = `shopper-${method}-${i}-${randomUUID()}@example.com`;
+        refs.push(ref);
+        const response = await t
+          .http()
+          [method](spelling(encodeURIComponent(ref)))
+          .set(bearer(key.secret));
+        const line = await requestLine(response);
+        expect((line.req as { url: string }).url).toContain('/[REDACTED]');
+      }
+    }
+    const log = captured.join('');
+    for (const ref of refs) {
+      expect(log).not.toContain(ref);
+      expect(log).not.toContain(encodeURIComponent(ref));
+      expect(log).not.toContain(ref.slice(0, ref.indexOf('@'))); // its distinctive part, however encoded around it
+    }
   });
 
   it('never writes the Authorization header', async () => {

@@ -21,6 +21,98 @@ describe('redactUrl', () => {
     expect(redactUrl(`${store}/shoppers/a%2Fb`)).toBe(`${store}/shoppers/[REDACTED]`);
   });
 
+  describe("a returning shopper's id under any spelling of the erasure route", () => {
+    const store = '/v1/stores/01a200fa-2ffc-76ba-af25-46c685a280e9';
+    const ref = 'cust-8812';
+
+    it.each([
+      'Shoppers',
+      'SHOPPERS',
+      'shoppers;',
+      'shoppers;jsessionid=0a1b',
+      'shoppers%3B',
+      'shoppers.',
+      'shoppers..',
+      'shoppers%20',
+      '%73hoppers',
+      '%53%48%4f%50%50%45%52%53',
+      '%2573hoppers',
+      '%C5%BFhoppers',
+      '%EF%BD%93%EF%BD%88%EF%BD%8F%EF%BD%90%EF%BD%90%EF%BD%85%EF%BD%92%EF%BD%93',
+      'shop%E2%80%8Bpers',
+    ])('blanks what follows %s', (spelling) => {
+      for (const [before, after] of [
+        ['/', '/'],
+        ['//', '//'],
+        ['/', '%2F'],
+        ['%2F', '%2f'],
+        ['/', '%252F'],
+        ['/', '\\'],
+        ['/./', '/./'],
+      ]) {
+        const logged = redactUrl(`${store}${before}${spelling}${after}${ref}?x=1`) as string;
+        expect(logged).not.toContain(ref);
+        expect(logged).toMatch(/\/\[REDACTED\]\?x=1$/);
+        expect(logged.startsWith(store)).toBe(true);
+      }
+    });
+
+    it('blanks the id written in the matrix parameters of the segment itself', () => {
+      expect(redactUrl(`${store}/shoppers;${ref}`)).toBe(`${store}/shoppers/[REDACTED]`);
+    });
+
+    it('leaves every other path as it was logged: once decoded, a lone shoppers segment included', () => {
+      expect(redactUrl(`${store}/sessions/a%2520b`)).toBe(`${store}/sessions/a%20b`);
+      expect(redactUrl(`${store}/shoppers`)).toBe(`${store}/shoppers`);
+      expect(redactUrl(`${store}/shopper-fit/${ref}`)).toBe(`${store}/shopper-fit/${ref}`);
+    });
+
+    it('never logs the id, whatever spelling of shoppers and whatever id', () => {
+      const encode = (c: string, upper: boolean) =>
+        [...Buffer.from(c, 'utf8')]
+          .map((byte) => `%${byte.toString(16).padStart(2, '0')}`)
+          .join('')
+          [upper ? 'toUpperCase' : 'toLowerCase']();
+      const fullWidth = (c: string) => String.fromCodePoint(c.toLowerCase().codePointAt(0)! - 0x61 + 0xff41);
+      // one character of `shoppers`, written one of several ways
+      const character = (c: string) =>
+        fc
+          .tuple(
+            fc.boolean(),
+            fc.constantFrom('plain', 'escaped', 'ESCAPED', 'escaped twice', 'long s', 'full width', 'full width escaped'),
+          )
+          .map(([upper, how]) => {
+            const letter = upper ? c.toUpperCase() : c;
+            if (how === 'escaped' || how === 'ESCAPED') return encode(letter, how === 'ESCAPED');
+            if (how === 'escaped twice') return encode(letter, false).replace('%', '%25');
+            if (how === 'long s' && c === 's') return 'ſ';
+            if (how === 'full width') return fullWidth(c);
+            if (how === 'full width escaped') return encode(fullWidth(c), true);
+            return letter;
+          });
+      const spelling = fc
+        .tuple(
+          fc.tuple(...[...'shoppers'].map(character)).map((letters) => letters.join('')),
+          fc.constantFrom('', '.', '..', ';', ';v=1', '%3B', '%20', '.%20', '%E2%80%8B', '%00'),
+        )
+        .map(([name, suffix]) => `${name}${suffix}`);
+      const separator = fc.constantFrom('/', '//', '///', '%2F', '%2f', '%252F', '\\', '%5C', '/./');
+      const id = fc
+        .tuple(fc.constantFrom('cust-', 'jane@', 'ref_'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 16 }))
+        .map(([prefix, rest]) => `${prefix}${rest}`);
+      fc.assert(
+        fc.property(separator, spelling, separator, id, fc.constantFrom('', '/', '/more', '?limit=1'), (before, name, after, ref, tail) => {
+          const logged = redactUrl(`${store}${before}${name}${after}${encodeURIComponent(ref)}${tail}`) as string;
+          expect(logged).not.toContain(ref);
+          expect(logged).not.toContain(encodeURIComponent(ref));
+          expect(logged).toContain('[REDACTED]');
+          expect(logged.startsWith(store)).toBe(true);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  });
+
   it('passes undefined through', () => {
     expect(redactUrl(undefined)).toBeUndefined();
   });

@@ -17,8 +17,7 @@ export function redactUrl(url: string | undefined): string | undefined {
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
   const query = queryStart === -1 ? null : url.slice(queryStart + 1);
-  // a returning shopper's id, erased through its path (DELETE …/shoppers/{shopper_ref}), is never logged
-  const safePath = redactSecrets(safeDecode(path)).replace(/\/shoppers\/.+$/, `/shoppers/${REDACTED}`);
+  const safePath = redactSecrets(blankShopperRef(path, safeDecode(path)));
   if (query === null) return safePath;
   const params = new URLSearchParams(query);
   const safeQuery = [...params]
@@ -33,6 +32,51 @@ export function redactUrl(url: string | undefined): string | undefined {
 /** The text with anything shaped like one of our secrets blanked. */
 export function redactSecrets(text: string): string {
   return text.replace(SECRET_LIKE, REDACTED);
+}
+
+/** A path that needs no decoding to be read: no escape, no `;`, no backslash, nothing outside ASCII. */
+const PLAIN_PATH = /^[\w\-./~]*$/;
+/** Separators between path segments, as a reader (or a lenient router) may take them. */
+const SEPARATOR = /[/\\]/;
+
+/**
+ * A returning shopper's id, erased through its path (`DELETE …/shoppers/{shopper_ref}`), is never logged, however the
+ * route is spelt: everything after a segment that reads as `shoppers` is blanked. A segment reads as `shoppers` once
+ * percent-decoded (escapes of escapes too), cut at its first `;` (matrix parameters), in compatibility form (`ſ`,
+ * full-width letters) and lower case, without invisible characters, surrounding white space or trailing dots; empty
+ * segments (`//`) are only separators, and so is a backslash. Any other path is `decoded` as it was.
+ */
+function blankShopperRef(path: string, decoded: string): string {
+  if (PLAIN_PATH.test(path) && !/shoppers/i.test(path)) return decoded;
+  const text = decodeFully(decoded);
+  let start = 0;
+  for (const segment of text.split(SEPARATOR)) {
+    const name = segment.split(';', 1)[0];
+    if (readsAsShoppers(name)) {
+      const nothingAfter = start + segment.length === text.length && name === segment;
+      return nothingAfter ? decoded : `${text.slice(0, start)}${name}/${REDACTED}`;
+    }
+    start += segment.length + 1;
+  }
+  return decoded;
+}
+
+const readsAsShoppers = (name: string): boolean =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .replace(/^\s+|[\s.]+$/g, '') === 'shoppers';
+
+/** The text decoded until no escape is left (an escape of an escape, `%2573`, decodes twice), at most four times. */
+function decodeFully(text: string): string {
+  let current = text;
+  for (let round = 0; round < 4 && current.includes('%'); round++) {
+    const next = safeDecode(current);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
 }
 
 /**
