@@ -251,6 +251,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '0' }).maxConnectionsPerAddress).toBe(0);
   });
 
+  it('caps open connections across the process at 4096 by default, and cannot turn that cap off', () => {
+    expect(loadConfig({}).maxConnections).toBe(4096);
+    expect(loadConfig({ MAX_CONNECTIONS: '50' }).maxConnections).toBe(50);
+    expect(configError({ MAX_CONNECTIONS: '0' }).message).toMatch(/MAX_CONNECTIONS must be at least 1/);
+    expect(configError({ MAX_CONNECTIONS: 'many' }).message).toMatch(/MAX_CONNECTIONS/);
+  });
+
+  it('closes idle connections after 5 s by default, never later than a silent new one', () => {
+    expect(loadConfig({}).keepAliveTimeoutMs).toBe(5_000);
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '2000' }).keepAliveTimeoutMs).toBe(2_000);
+    expect(
+      loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '65000', HEADERS_TIMEOUT_MS: '70000', REQUEST_TIMEOUT_MS: '90000' }).keepAliveTimeoutMs,
+    ).toBe(65_000);
+    expect(configError({ KEEP_ALIVE_TIMEOUT_MS: '0' }).message).toMatch(/KEEP_ALIVE_TIMEOUT_MS must be at least 1/);
+    expect(configError({ KEEP_ALIVE_TIMEOUT_MS: 'soon' }).message).toMatch(/KEEP_ALIVE_TIMEOUT_MS/);
+    expect(configError({ KEEP_ALIVE_TIMEOUT_MS: '10001' }).message).toMatch(/KEEP_ALIVE_TIMEOUT_MS must not exceed HEADERS_TIMEOUT_MS/);
+  });
+
   it('shares rate limits through REDIS_URL only when it is a redis:// address', () => {
     expect(loadConfig({}).redisUrl).toBeNull();
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');

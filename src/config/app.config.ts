@@ -20,13 +20,17 @@ export interface AppConfig {
   readonly rateLimitPerAddressPerMinute: number;
   /** Express's `trust proxy`: which proxies' `X-Forwarded-For` names the client; `false` trusts none. */
   readonly trustProxy: boolean | number | string;
-  /** Open connections one client address may hold at once; 0 turns the cap off. */
+  /** Open connections one client address (an IPv6 /64) may hold at once; 0 turns the cap off. */
   readonly maxConnectionsPerAddress: number;
+  /** Open connections the whole process may hold at once: below its limit of open files, whoever the clients are. */
+  readonly maxConnections: number;
   /** Where rate-limit counters live when several instances must share them; `null`: in this process's memory. */
   readonly redisUrl: string | null;
   /** How long a client may take to send a request's headers, and the whole request, before it is cut off. */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** How long a connection may stay idle between requests before it is closed. */
+  readonly keepAliveTimeoutMs: number;
   /** On SIGTERM or SIGINT: how long requests in flight may take to finish before their connections are cut. */
   readonly shutdownGraceMs: number;
   /** Where browsers reach the service (no trailing slash): the console's OAuth redirect URI and cookie security. */
@@ -84,6 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const headersTimeoutMs = parsePositive('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000);
   const requestTimeoutMs = parsePositive('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  // An idle connection is as silent as one yet to send its request, and must not be allowed longer.
+  const keepAliveTimeoutMs = parsePositive('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, Math.min(5_000, headersTimeoutMs));
+  if (keepAliveTimeoutMs > headersTimeoutMs) throw new ConfigError('KEEP_ALIVE_TIMEOUT_MS must not exceed HEADERS_TIMEOUT_MS');
   const shutdownGraceMs = parsePositive('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000);
   const port = parsePort(env.PORT);
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
@@ -105,9 +112,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     maxConnectionsPerAddress: parseCount('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 256),
+    // The server lowers it to fit under the process's limit of open files where that is lower (Linux).
+    maxConnections: parsePositive('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 4_096),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     headersTimeoutMs,
     requestTimeoutMs,
+    keepAliveTimeoutMs,
     shutdownGraceMs,
     publicUrl: parsePublicUrl(env.PUBLIC_URL, host, port),
     platform: parsePlatform(env),

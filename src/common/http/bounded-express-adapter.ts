@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, IncomingMessage, type Server, type ServerOptions, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -9,22 +11,29 @@ import type { Logger } from 'pino';
 import { PROBLEMS, type ProblemCode } from '../problems/problem-catalog.js';
 import { problemBody } from '../problems/problem-details.filter.js';
 import { ProblemError } from '../problems/problem-error.js';
+import { connectionKey } from './client-address.js';
 
 interface ServerLimits {
   /** A client must finish sending the request's headers within this time… */
   readonly headersTimeoutMs: number;
   /** …and the whole request within this one. */
   readonly requestTimeoutMs: number;
-  /** Open connections one client address may hold at once; 0 turns the cap off. */
+  /** An idle connection is closed after this long without a request (and Node's extra second: clients close first). */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections one client address (an IPv6 /64) may hold at once; 0 turns the cap off. */
   readonly maxConnectionsPerAddress: number;
+  /** Open connections the process may hold at once, lowered to fit under its limit of open files. */
+  readonly maxConnections: number;
   /** On shutdown, how long requests in flight may take to finish. */
   readonly shutdownGraceMs: number;
 }
 
 /**
- * Express, on a Node HTTP server built with time limits: a client sending its request slowly (a byte every few
- * seconds) is cut off with 408 instead of holding a socket forever. Node enforces these limits when it checks its
- * connections, so the check runs every second rather than Node's default 30.
+ * Express, on a Node HTTP server built with time and connection limits: a client sending its request slowly (a byte
+ * every few seconds) is cut off with 408, and one sending nothing is closed, instead of holding a socket forever; an
+ * idle connection is closed after the keep-alive timeout; and open connections are capped per address and for the
+ * whole process. Node enforces its time limits when it checks its connections, so the check runs every second rather
+ * than Node's default 30.
  */
 export class BoundedExpressAdapter extends ExpressAdapter {
   /** Open connections, each with the answer it is writing, if any (Node's `_httpMessage`). */
@@ -70,6 +79,7 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       {
         headersTimeout: this.limits.headersTimeoutMs,
         requestTimeout: this.limits.requestTimeoutMs,
+        keepAliveTimeout: this.limits.keepAliveTimeoutMs,
         connectionsCheckingInterval: 1_000,
         ...expressPrototypes(this.getInstance()),
       },
@@ -81,12 +91,20 @@ export class BoundedExpressAdapter extends ExpressAdapter {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
     });
-    // A request that arrives while the service is shutting down closes its connection with its answer, so that
-    // keep-alive clients move to another instance.
-    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    // The cap per address first: a connection it refuses takes no place from another under the process's cap.
+    if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress, this.log);
+    const headArrived = boundOpenConnections(
+      server,
+      this.limits.headersTimeoutMs,
+      connectionCap(this.limits.maxConnections, this.log),
+      this.log,
+    );
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+      headArrived(request.socket as Socket);
+      // A request that arrives while the service is shutting down closes its connection with its answer, so that
+      // keep-alive clients move to another instance.
       if (this.shuttingDown) response.setHeader('Connection', 'close');
     });
-    if (this.limits.maxConnectionsPerAddress > 0) capConnectionsPerAddress(server, this.limits.maxConnectionsPerAddress, this.log);
     this.httpServer = server;
   }
 
@@ -106,8 +124,9 @@ export class BoundedExpressAdapter extends ExpressAdapter {
     // Stops listening without closing the idle connections at once, as http.Server#close would: one may hold a request
     // sent but not read yet, which would be lost. They are closed below, between requests.
     NetServer.prototype.close.call(server);
-    // Each connection ends after its next answer, or when it has been idle for the keep-alive timeout (5 s): closing an
-    // idle one sooner races with a request its client may be sending on it.
+    // Each connection ends after its next answer, or when it has been idle for the keep-alive timeout: closing an idle
+    // one sooner races with a request its client may be sending on it. One that never sent a request ends at its
+    // deadline for one.
     const deadline = Date.now() + this.limits.shutdownGraceMs;
     while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(20);
     server.closeAllConnections();
@@ -163,7 +182,8 @@ const openConnections = (server: Server): Promise<number> =>
 
 /**
  * One client must not hold every socket (and file descriptor) the process has, idle or sending slowly, and starve
- * the others: past `max` open connections from one address, a new one is closed as soon as it is accepted.
+ * the others: past `max` open connections from one address, a new one is closed as soon as it is accepted. An IPv6
+ * client is its /64 network, which one subscriber holds whole (`connectionKey`).
  * Behind a proxy every client arrives from the proxy's address, so the cap there is for the proxy to set.
  * Each time an address reaches the cap one line says so (not one per connection refused, which a flood would make
  * millions of), and the address is named again only after it has gone below the cap.
@@ -172,7 +192,8 @@ function capConnectionsPerAddress(server: Server, max: number, log: Logger | nul
   const open = new Map<string, number>();
   const atCap = new Set<string>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress; // missing only when the client is already gone
+    // Missing only when the client is already gone.
+    const address = socket.remoteAddress === undefined ? undefined : connectionKey(socket.remoteAddress);
     const count = address === undefined ? max : (open.get(address) ?? 0);
     if (address === undefined || count >= max) {
       socket.destroy();
@@ -192,6 +213,102 @@ function capConnectionsPerAddress(server: Server, max: number, log: Logger | nul
   });
 }
 
+/** How often connections past their deadline for a request head are looked for: the most a deadline is overrun. */
+const HEAD_DEADLINE_CHECK_MS = 100;
+
+/**
+ * Every open connection holds a file descriptor, and a process out of them can accept no client and open nothing
+ * else, the database included. So the process holds at most `max` connections, from however many addresses; and a
+ * connection that has not sent a whole request head `headersTimeoutMs` after it connected is closed. Node's own
+ * limit starts again at the first byte, so a connection sending its first byte late would get the whole time twice.
+ * A connection that sent nothing is closed without a word (it asked for nothing: a flood of them writes and logs
+ * nothing), one that sent part of a head gets the 408 Node would give.
+ *
+ * At the cap, a new connection takes the place of the oldest one still waiting for its request head rather than
+ * being refused: a flood of connections that send nothing then turns over within the cap instead of holding it, and
+ * a client that sends its request as it connects, as every real one does, gets in. To keep it out, a flood must open
+ * `max` connections between its connecting and its request being read, a turn of the event loop. Only when every open
+ * connection has sent a request (each is then bounded by the request and keep-alive timeouts) is a new one refused.
+ *
+ * Returns what the server calls with a request's socket once its head has arrived.
+ */
+function boundOpenConnections(server: Server, headersTimeoutMs: number, max: number, log: Logger | null): (socket: Socket) => void {
+  const open = new Set<Socket>();
+  /** Open connections yet to send a whole request head, oldest first, each with its deadline (`performance.now()`). */
+  const awaitingHead = new Map<Socket, number>();
+  let atCap = false;
+  const forget = (socket: Socket): void => {
+    open.delete(socket);
+    awaitingHead.delete(socket);
+  };
+  /** Closes the oldest connection still waiting for its request head, if there is one. */
+  const evictOldest = (): boolean => {
+    const oldest = awaitingHead.keys().next();
+    if (oldest.done) return false;
+    forget(oldest.value);
+    oldest.value.destroy();
+    return true;
+  };
+  server.on('connection', (socket: Socket) => {
+    if (socket.destroyed) return; // refused by the cap per address
+    if (open.size >= max && !evictOldest()) {
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    awaitingHead.set(socket, performance.now() + headersTimeoutMs);
+    if (open.size >= max && !atCap) {
+      atCap = true;
+      log?.warn({ max }, 'connections at MAX_CONNECTIONS: the oldest waiting for a request make room for new ones, others are refused');
+    }
+    socket.once('close', () => {
+      forget(socket);
+      if (open.size < max) atCap = false;
+    });
+  });
+  // The map is in connection order, and every deadline is as far from its connection: the expired ones come first.
+  const check = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, deadline] of awaitingHead) {
+      if (deadline > now) return;
+      awaitingHead.delete(socket);
+      if (socket.bytesRead === 0) socket.destroy();
+      else refuse(socket, 'request_timeout', log);
+    }
+  }, HEAD_DEADLINE_CHECK_MS);
+  check.unref();
+  server.once('close', () => clearInterval(check));
+  return (socket) => awaitingHead.delete(socket);
+}
+
+/** Descriptors left for everything but client connections: the database pool, Redis, log output, files. */
+const RESERVED_DESCRIPTORS = 128;
+
+/**
+ * `MAX_CONNECTIONS`, lowered to fit under the process's limit of open files where that is known (Linux) and lower:
+ * past it, accepting a connection fails for every client, and so does opening anything else.
+ */
+function connectionCap(configured: number, log: Logger | null): number {
+  const limit = openFileLimit();
+  if (limit === null || configured <= limit - RESERVED_DESCRIPTORS) return configured;
+  const cap = Math.max(1, limit - RESERVED_DESCRIPTORS);
+  log?.warn({ configured, openFileLimit: limit, cap }, 'MAX_CONNECTIONS lowered to fit under the limit of open files');
+  return cap;
+}
+
+/** The process's limit of open files (after Node raised it to the hard limit), or `null` where it cannot be read. */
+function openFileLimit(): number | null {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((text) => text.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s+/)[3]);
+    return Number.isSafeInteger(soft) && soft > 0 ? soft : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What each refusal of the HTTP server tells the caller to do instead. */
 const CLIENT_ERROR_DETAILS: Partial<Record<ProblemCode, string>> = {
   headers_too_large: 'The request line and headers are over 16 KiB: send shorter query parameters or fewer headers',
@@ -201,10 +318,11 @@ const CLIENT_ERROR_DETAILS: Partial<Record<ProblemCode, string>> = {
 
 /**
  * Requests Node refuses before Express sees them (too slow, headers too large, not HTTP) still get problem details,
- * with a Request-Id, like every other refusal.
+ * with a Request-Id, like every other refusal. A connection that sent nothing (Node's header limit counts from the
+ * connection until the first byte) asked for nothing, and is closed without an answer.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger | null): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Partial<Socket>).bytesRead === 0) {
     socket.destroy();
     return;
   }
@@ -214,6 +332,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Lo
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'request_timeout'
         : 'malformed_request';
+  refuse(socket, code, log);
+}
+
+/**
+ * Answers `code`'s problem on the raw connection and closes it. Closed, not only ended: a client that does not close
+ * its side in turn would hold the socket for ever.
+ */
+function refuse(socket: Duplex, code: ProblemCode, log: Logger | null): void {
   const problem = new ProblemError(code, CLIENT_ERROR_DETAILS[code]);
   // A request whose headers arrived but whose body did not in time is Express's already: its answer keeps its
   // Request-Id, and the request log's line for it (written when the socket closes) its status.
@@ -230,5 +356,6 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Lo
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
+    () => socket.destroy(),
   );
 }
