@@ -31,6 +31,8 @@ describe('redactUrl', () => {
       'shoppers;',
       'shoppers;jsessionid=0a1b',
       'shoppers%3B',
+      'shoppers%3Fv=1',
+      'shoppers%23',
       'shoppers.',
       'shoppers..',
       'shoppers%20',
@@ -93,7 +95,7 @@ describe('redactUrl', () => {
       const spelling = fc
         .tuple(
           fc.tuple(...[...'shoppers'].map(character)).map((letters) => letters.join('')),
-          fc.constantFrom('', '.', '..', ';', ';v=1', '%3B', '%20', '.%20', '%E2%80%8B', '%00'),
+          fc.constantFrom('', '.', '..', ';', ';v=1', '%3B', '%3F', '%23', '%20', '.%20', '%E2%80%8B', '%00'),
         )
         .map(([name, suffix]) => `${name}${suffix}`);
       const separator = fc.constantFrom('/', '//', '///', '%2F', '%2f', '%252F', '\\', '%5C', '/./');

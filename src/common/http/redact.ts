@@ -42,16 +42,16 @@ const SEPARATOR = /[/\\]/;
 /**
  * A returning shopper's id, erased through its path (`DELETE …/shoppers/{shopper_ref}`), is never logged, however the
  * route is spelt: everything after a segment that reads as `shoppers` is blanked. A segment reads as `shoppers` once
- * percent-decoded (escapes of escapes too), cut at its first `;` (matrix parameters), in compatibility form (`ſ`,
- * full-width letters) and lower case, without invisible characters, surrounding white space or trailing dots; empty
- * segments (`//`) are only separators, and so is a backslash. Any other path is `decoded` as it was.
+ * percent-decoded (escapes of escapes too), cut at its first `;` (matrix parameters), `?` or `#`, in compatibility
+ * form (`ſ`, full-width letters) and lower case, without invisible characters, surrounding white space or trailing
+ * dots; empty segments (`//`) are only separators, and so is a backslash. Any other path is `decoded` as it was.
  */
 function blankShopperRef(path: string, decoded: string): string {
   if (PLAIN_PATH.test(path) && !/shoppers/i.test(path)) return decoded;
   const text = decodeFully(decoded);
   let start = 0;
   for (const segment of text.split(SEPARATOR)) {
-    const name = segment.split(';', 1)[0];
+    const name = segment.split(/[;?#]/, 1)[0];
     if (readsAsShoppers(name)) {
       const nothingAfter = start + segment.length === text.length && name === segment;
       return nothingAfter ? decoded : `${text.slice(0, start)}${name}/${REDACTED}`;
