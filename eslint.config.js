@@ -21,6 +21,8 @@ const PUBLIC = {
     'key-secret.ts',
     'scopes.ts',
     'submitted-forms.ts',
+    'idempotent-routes.ts',
+    'issued-keys.ts',
     'dto',
   ],
   merchants: [],

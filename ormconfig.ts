@@ -19,6 +19,7 @@ import { FitLearning1764300000000 } from './src/database/migrations/176430000000
 import { ReturningShoppers1764400000000 } from './src/database/migrations/1764400000000-returning-shoppers.js';
 import { BoundedEvidence1764500000000 } from './src/database/migrations/1764500000000-bounded-evidence.js';
 import { EvidenceByType1764600000000 } from './src/database/migrations/1764600000000-evidence-by-type.js';
+import { IdempotentSubjects1764700000000 } from './src/database/migrations/1764700000000-idempotent-subjects.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -52,6 +53,7 @@ export const migrations = [
   ReturningShoppers1764400000000,
   BoundedEvidence1764500000000,
   EvidenceByType1764600000000,
+  IdempotentSubjects1764700000000,
 ];
 
 /**

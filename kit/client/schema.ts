@@ -809,15 +809,15 @@ export interface components {
             revoked_at: string | null;
             /**
              * Format: date-time
-             * @description null: a key just issued has not been used yet.
+             * @description null: a key just issued has not been used yet (a replay shows the key as it is now).
              * @example null
              */
             last_used_at: string | null;
             /**
-             * @description The secret. Returned only in this response; store it now.
+             * @description The secret. Returned only in this response, and in its replays to the same `Idempotency-Key` while the key is live; store it now. Absent from a replay once the key is revoked or expired (`revoked_at`, `expires_at`).
              * @example sfk_7Hq2…
              */
-            secret: string;
+            secret?: string;
         };
         ApiKeyResponse: {
             /**

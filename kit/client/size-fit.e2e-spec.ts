@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { useService } from '../testing/service.js';
-import { createSizeFitClient, type EventRequest, type FetchFunction, SizeFitProblem } from './size-fit.js';
+import { createSizeFitClient, type EventRequest, type FetchFunction, secretOf, SizeFitProblem } from './size-fit.js';
 
 describe('createSizeFitClient against the real service', () => {
   const service = useService();
@@ -8,9 +8,9 @@ describe('createSizeFitClient against the real service', () => {
   async function tenant(name: string) {
     const operator = createSizeFitClient({ baseUrl: service.baseUrl, apiKey: service.operatorKey, fetch: service.fetch });
     const created = await operator.POST('/v1/merchants', { body: { name } });
-    const admin = createSizeFitClient({ baseUrl: service.baseUrl, apiKey: created.api_key.secret, fetch: service.fetch });
+    const admin = createSizeFitClient({ baseUrl: service.baseUrl, apiKey: secretOf(created.api_key), fetch: service.fetch });
     const store = await admin.POST('/v1/stores', { body: { name: `${name} store` } });
-    return { admin, secret: created.api_key.secret, storeId: store.id };
+    return { admin, secret: secretOf(created.api_key), storeId: store.id };
   }
 
   it('retries a create whose answer was lost with the same Idempotency-Key: one store, replayed', async () => {

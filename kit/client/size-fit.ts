@@ -37,6 +37,16 @@ export type EventResult = Schemas['EventResultResponse'];
 /** The batch route's limit. */
 export const MAX_EVENTS_PER_BATCH = 500;
 
+/**
+ * The secret of a key just created (`POST /v1/api-keys`, or a new merchant's `api_key`). A create retried with its
+ * `Idempotency-Key` gets the key as it is now, and once the key is revoked or expired that answer holds no secret:
+ * then this throws rather than hand over a secret that opens nothing.
+ */
+export function secretOf(key: Schemas['CreatedApiKeyResponse']): string {
+  if (key.secret === undefined) throw new Error(`API key ${key.prefix}… came back without its secret: it was revoked or has expired since`);
+  return key.secret;
+}
+
 /** A problem-details answer (RFC 9457) of the service. Branch on `status` and `code`, never on `detail`. */
 export class SizeFitProblem extends Error {
   override readonly name = 'SizeFitProblem';

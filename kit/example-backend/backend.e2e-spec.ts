@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createSizeFitClient, type SizeFitClient } from '../client/size-fit.js';
+import { createSizeFitClient, secretOf, type SizeFitClient } from '../client/size-fit.js';
 import { useService } from '../testing/service.js';
 import { createBackend } from './app.js';
 
@@ -19,7 +19,7 @@ describe('the example integrator backend (kit/example-backend) against the real 
   async function setUp() {
     const client = (apiKey: string) => createSizeFitClient({ baseUrl: service.baseUrl, apiKey, fetch: service.fetch });
     const created = await client(service.operatorKey).POST('/v1/merchants', { body: { name: 'Backend shop' } });
-    const admin = client(created.api_key.secret);
+    const admin = client(secretOf(created.api_key));
     const store = await admin.POST('/v1/stores', { body: { name: 'Backend store' } });
     const inStore = { path: { store_id: store.id } };
     const key = await admin.POST('/v1/api-keys', {
@@ -53,7 +53,7 @@ describe('the example integrator backend (kit/example-backend) against the real 
 
     const logs: string[] = [];
     const backend = createBackend({
-      sizeFit: { baseUrl: service.baseUrl, apiKey: key.secret, storeId: store.id, fetch: service.fetch },
+      sizeFit: { baseUrl: service.baseUrl, apiKey: secretOf(key), storeId: store.id, fetch: service.fetch },
       webhookSecret: WEBHOOK_SECRET,
       cookieSecret: randomBytes(32).toString('base64'),
       secureCookies: false,

@@ -8,7 +8,7 @@
  * merchant, the admin key creates the store and issues store-bound keys, and those keys do the rest.
  */
 import { pathToFileURL } from 'node:url';
-import { createSizeFitClient, type FetchFunction, type Schemas, type SizeFitClient } from '../client/size-fit.js';
+import { createSizeFitClient, type FetchFunction, type Schemas, secretOf, type SizeFitClient } from '../client/size-fit.js';
 
 export interface JourneyOptions {
   readonly baseUrl: string;
@@ -39,7 +39,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   // 1. A merchant, with its first unrestricted admin key: the secret is in this answer only.
   const operator = client(options.operatorKey);
   const created = await operator.POST('/v1/merchants', { body: { name: 'Acme Apparel' } });
-  const admin = client(created.api_key.secret);
+  const admin = client(secretOf(created.api_key));
   log(`merchant ${created.merchant.id}, admin key ${created.api_key.prefix}…`);
 
   // 2. A store.
@@ -53,9 +53,9 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   const backendKey = await issue('storefront backend', ['catalog', 'fit']);
   const checkoutKey = await issue('checkout', ['events']);
   const reportingKey = await issue('reporting', ['analytics']);
-  const backend = client(backendKey.secret);
-  const checkout = client(checkoutKey.secret);
-  const reporting = client(reportingKey.secret);
+  const backend = client(secretOf(backendKey));
+  const checkout = client(secretOf(checkoutKey));
+  const reporting = client(secretOf(reportingKey));
 
   // 4. Rotation: issue the replacement first, then revoke the old key with another admin key. Listing never shows
   // a secret.

@@ -1,7 +1,8 @@
-import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata, type Type, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { IDEMPOTENT_EXTENSION } from '../common/openapi/openapi.js';
 import { IdempotentCreates } from './idempotent-creates.interceptor.js';
+import { IDEMPOTENT_ROUTE, type IdempotentRoute } from './idempotent-routes.js';
 import type { Scope } from './scopes.js';
 
 export const ACCESS_RULE = 'size-fit:access-rule';
@@ -98,6 +99,12 @@ export function describeRule(rule: AccessRule | undefined): string {
 /**
  * A `POST` that creates or moves a resource on (a session's answers and decision): it honours an `Idempotency-Key`
  * header, so a client may retry it after a timeout and get the first answer instead of a second resource or a
- * conflict; the OpenAPI document says so (common/openapi/openapi.ts).
+ * conflict; the OpenAPI document says so (common/openapi/openapi.ts). `route`, a provider of the route's module: the
+ * person its request may name, and how a replay shows the resource as it is now (`IdempotentRoute`).
  */
-export const Idempotent = () => applyDecorators(UseInterceptors(IdempotentCreates), ApiExtension(IDEMPOTENT_EXTENSION, true));
+export const Idempotent = (route?: Type<IdempotentRoute>) =>
+  applyDecorators(
+    UseInterceptors(IdempotentCreates),
+    ApiExtension(IDEMPOTENT_EXTENSION, true),
+    ...(route ? [SetMetadata(IDEMPOTENT_ROUTE, route)] : []),
+  );

@@ -7,6 +7,7 @@ import { Idempotent, RequireScope } from './access.decorators.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
+import { IssuedKeys } from './issued-keys.js';
 import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
 
 @ApiTags('API keys')
@@ -15,7 +16,8 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @Idempotent()
+  // a replay shows the key as it is now, its secret only while it is live
+  @Idempotent(IssuedKeys)
   @RequireScope('admin', { unrestricted: true })
   @ApiOperation({ summary: 'Issue a key', description: 'The response carries the secret, once.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })

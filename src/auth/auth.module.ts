@@ -11,6 +11,7 @@ import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
 import { IdempotencyModule } from './idempotency.module.js';
+import { IssuedKeys } from './issued-keys.js';
 import { KeyAccess } from './key-access.js';
 import { OperatorKeyService } from './operator-key.service.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
@@ -31,8 +32,9 @@ import { StoreAccess } from './store-access.js';
     KeyAccess,
     ConsoleSessionAccess,
     StoreAccess,
+    IssuedKeys,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [ApiKeysService, ConsoleAccountsService],
+  exports: [ApiKeysService, ConsoleAccountsService, IssuedKeys],
 })
 export class AuthModule {}

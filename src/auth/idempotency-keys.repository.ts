@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** How long a key is remembered after its first use. */
 const KEPT_HOURS = 24;
@@ -25,9 +25,10 @@ export class IdempotencyKeysRepository {
 
   /**
    * Claims the key for this request; false when the credential holds it already. Expired keys of the credential,
-   * and an abandoned claim of this key, are dropped first, so they never stand in the way.
+   * and an abandoned claim of this key, are dropped first, so they never stand in the way. `subjectDigest`: the
+   * store's keyed digest of the person the request names, whose erasure deletes the key (`forgetSubject`).
    */
-  async claim(credential: string, keyDigest: Buffer, requestDigest: Buffer): Promise<boolean> {
+  async claim(credential: string, keyDigest: Buffer, requestDigest: Buffer, subjectDigest: Buffer | null = null): Promise<boolean> {
     await this.dataSource.query(
       `DELETE FROM idempotency_keys
         WHERE credential = $1
@@ -36,11 +37,11 @@ export class IdempotencyKeysRepository {
       [credential, keyDigest, ABANDONED_SECONDS],
     );
     const claimed: unknown[] = await this.dataSource.query(
-      `INSERT INTO idempotency_keys (credential, key_digest, request_digest, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(hours => $4))
+      `INSERT INTO idempotency_keys (credential, key_digest, request_digest, subject_digest, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
        ON CONFLICT (credential, key_digest) DO NOTHING
        RETURNING 1`,
-      [credential, keyDigest, requestDigest, KEPT_HOURS],
+      [credential, keyDigest, requestDigest, subjectDigest, KEPT_HOURS],
     );
     return claimed.length === 1;
   }
@@ -77,6 +78,14 @@ export class IdempotencyKeysRepository {
       total += deleted;
       if (deleted < DELETE_BATCH) return total;
     }
+  }
+
+  /**
+   * Deletes the keys of every request that named this subject, answered or still running, in the caller's
+   * transaction (an erasure's): the answer a running one records afterwards finds no key, and is not kept.
+   */
+  async forgetSubject(manager: EntityManager, subjectDigest: Buffer): Promise<void> {
+    await manager.query(`DELETE FROM idempotency_keys WHERE subject_digest = $1`, [subjectDigest]);
   }
 
   /** Gives a claimed key up (its request failed): the next request with it runs afresh. */

@@ -1,4 +1,5 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, type Type } from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { hkdfSync } from 'node:crypto';
 import { catchError, from, mergeMap, type Observable, of } from 'rxjs';
@@ -9,6 +10,7 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { bearerToken } from './bearer-token.js';
 import { digestSecret } from './key-secret.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
+import { IDEMPOTENT_ROUTE, type IdempotentRoute } from './idempotent-routes.js';
 import type { Principal } from './principal.js';
 
 const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -25,10 +27,21 @@ const WELL_FORMED_KEY = /^[\x21-\x7e]{1,255}$/;
  *
  * The answer may hold a secret (a new API key's): it is sealed under a key derived from the caller's own secret and
  * the idempotency key, neither of which is stored, so the table holds nothing that opens without both.
+ *
+ * A route may add its `IdempotentRoute` (`@Idempotent(Route)`): the person its request names, kept only as the store's
+ * keyed digest of her id (in the request's digest too) so that her erasure deletes the request; and how a replay
+ * brings the recorded answer to the resource as it is now (a key revoked since shows it, and no longer its secret).
  */
 @Injectable()
 export class IdempotentCreates implements NestInterceptor {
-  constructor(private readonly keys: IdempotencyKeysRepository) {}
+  /** Each handler's IdempotentRoute (null: none), resolved on its first request with a key. */
+  private readonly routes = new WeakMap<object, IdempotentRoute | null>();
+
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
+  ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<Request>();
@@ -40,13 +53,17 @@ export class IdempotentCreates implements NestInterceptor {
     const caller = callerOf(request);
     if (!caller) return next.handle();
 
+    const route = this.routeOf(context);
+    const subject = (await route?.subject?.(request)) ?? null;
     const keyDigest = sha256(header);
-    // The body's content, not its spelling: the same fields in another order are the same request.
-    const requestDigest = sha256(`${request.method} ${request.path}\n${canonicalJson(request.body ?? null)}`);
+    // The body's content, not its spelling: the same fields in another order are the same request. A person's id it
+    // names is digested as the store's keyed digest of it, never as itself.
+    const body: unknown = subject ? subject.body : (request.body ?? null);
+    const requestDigest = sha256(`${request.method} ${request.path}\n${canonicalJson(body)}`);
     const context_ = keyDigest.toString('hex');
     const sealKey = Buffer.from(hkdfSync('sha256', `${caller.secret}\n${header}`, keyDigest, 'size-fit idempotent answer', 32));
 
-    for (let attempt = 0; !(await this.keys.claim(caller.credential, keyDigest, requestDigest)); attempt++) {
+    for (let attempt = 0; !(await this.keys.claim(caller.credential, keyDigest, requestDigest, subject?.digest ?? null)); attempt++) {
       const held = await this.keys.find(caller.credential, keyDigest);
       if (!held) {
         // Given up between our claim and our read: claim again (a failing first request cannot loop us for long).
@@ -60,8 +77,10 @@ export class IdempotentCreates implements NestInterceptor {
         );
       }
       if (!held.sealedAnswer) throw inUse();
+      const recorded: unknown = JSON.parse(unseal(sealKey, context_, held.sealedAnswer));
+      const answer = route?.replay ? await route.replay(recorded, request) : recorded;
       context.switchToHttp().getResponse<Response>().setHeader(REPLAYED_HEADER, 'true');
-      return of(JSON.parse(unseal(sealKey, context_, held.sealedAnswer)));
+      return of(answer);
     }
 
     return next.handle().pipe(
@@ -77,6 +96,16 @@ export class IdempotentCreates implements NestInterceptor {
         ),
       ),
     );
+  }
+
+  private routeOf(context: ExecutionContext): IdempotentRoute | null {
+    const handler = context.getHandler();
+    const known = this.routes.get(handler);
+    if (known !== undefined) return known;
+    const type = this.reflector.get<Type<IdempotentRoute> | undefined>(IDEMPOTENT_ROUTE, handler);
+    const route = type ? this.moduleRef.get(type, { strict: false }) : null;
+    this.routes.set(handler, route);
+    return route;
   }
 }
 

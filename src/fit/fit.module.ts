@@ -10,6 +10,7 @@ import { SessionReferences } from './session-references.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
+import { ShopperRequests } from './shopper-requests.js';
 import { ShoppersController } from './shoppers.controller.js';
 import { ShoppersRepository } from './shoppers.repository.js';
 
@@ -27,6 +28,7 @@ import { ShoppersRepository } from './shoppers.repository.js';
     QuestionnairesRepository,
     SessionsRepository,
     ShoppersRepository,
+    ShopperRequests,
     SessionReferences,
   ],
   exports: [ProductFitService],

@@ -16,6 +16,7 @@ import {
   SessionResponse,
 } from './dto/session.dto.js';
 import { SessionsService } from './sessions.service.js';
+import { ShopperRequests } from './shopper-requests.js';
 
 const NO_SUCH_SESSION = { code: 'not_found', when: 'No such session in this store' } as const;
 
@@ -27,7 +28,8 @@ export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post()
-  @Idempotent()
+  // the shopper it names is kept as her digest only, and her erasure forgets the request
+  @Idempotent(ShopperRequests)
   @RequireScope('fit', { store: true })
   @ApiOperation({ summary: 'Start a fit session', description: 'State `started`; records `fit_started`.' })
   @ApiCreatedResponse({ type: SessionResponse })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { IdempotentRequests } from '../auth/idempotent-routes.js';
 import { CatalogLookups, type ChartRow, type ProductRef } from '../catalog/catalog-lookups.service.js';
 import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
@@ -37,15 +38,20 @@ export class SessionsService {
     private readonly catalog: CatalogLookups,
     private readonly evidence: FitEvidenceRepository,
     private readonly shoppers: ShoppersRepository,
+    private readonly idempotentRequests: IdempotentRequests,
   ) {}
 
-  /** Erases a shopper's link to the store's sessions and what her outcomes said: her later sessions start afresh. */
+  /**
+   * Erases a shopper's link to the store's sessions, what her outcomes said, and the kept requests that named her
+   * (`Idempotency-Key`) with their answers: her later sessions start afresh, and so does a retry of one of them.
+   */
   async forgetShopper(store: Store, ref: string): Promise<void> {
     await this.transactions.run(async (manager) => {
       const digest = await this.shoppers.digest(manager, store.id, ref);
       // unlinked first: an outcome may hold her session's row while it waits for her lock (forgetShopper)
       await this.shoppers.unlink(manager, store.id, digest);
       await this.evidence.forgetShopper(manager, store.id, digest);
+      await this.idempotentRequests.forget(manager, digest);
     });
   }
 

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Idempotent, OperatorOnly, RequireScope } from '../auth/access.decorators.js';
 import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
+import { CreatedMerchants } from './created-merchants.js';
 import { CreatedMerchantResponse, CreateMerchantRequest, MerchantResponse } from './dto/merchant.dto.js';
 import { MerchantsService } from './merchants.service.js';
 
@@ -11,7 +12,8 @@ export class MerchantsController {
   constructor(private readonly merchants: MerchantsService) {}
 
   @Post('merchants')
-  @Idempotent()
+  // a replay shows the admin key as it is now
+  @Idempotent(CreatedMerchants)
   @OperatorOnly()
   @ApiOperation({
     summary: 'Create a merchant',

@@ -242,6 +242,56 @@ describe('idempotent creates', () => {
     expect([s1.status, s2.status, s2.body.id]).toEqual([201, 201, s1.body.id]);
   });
 
+  it('replays a key revoked or expired since as it is now: revoked_at shown, its secret no longer', async () => {
+    const tenant = await createTenant(t);
+    const issue = (key: string, name: string) =>
+      t
+        .http()
+        .post('/v1/api-keys')
+        .set(bearer(tenant.admin.secret))
+        .set('Idempotency-Key', key)
+        .send({ name, scopes: ['events'], store_id: tenant.storeId });
+    const [revokedKey, expiredKey, liveKey] = [randomUUID(), randomUUID(), randomUUID()];
+    const [first, expiring, live] = [await issue(revokedKey, 'ci'), await issue(expiredKey, 'old'), await issue(liveKey, 'live')];
+    expect([first.status, expiring.status, live.status]).toEqual([201, 201, 201]);
+    const revoked = await t.http().delete(`/v1/api-keys/${first.body.id}`).set(bearer(tenant.admin.secret));
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).toEqual(expect.any(String));
+    await db().query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.body.id]);
+
+    const again = await issue(revokedKey, 'ci');
+    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({
+      status: 201,
+      replayed: 'true',
+      // the key as it is now: what its revocation answered, with no secret
+      body: revoked.body,
+    });
+    const expired = await issue(expiredKey, 'old');
+    expect([expired.status, expired.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(expired.body).not.toHaveProperty('secret');
+    expect(new Date(expired.body.expires_at).getTime()).toBeLessThanOrEqual(Date.now());
+    // a live key's replay is its first answer, secret included
+    const liveAgain = await issue(liveKey, 'live');
+    expect([liveAgain.headers['idempotent-replayed'], liveAgain.body]).toEqual(['true', live.body]);
+  });
+
+  it("replays a new merchant whose first admin key was revoked since without that key's secret", async () => {
+    const key = randomUUID();
+    const name = `Revoked ${randomUUID()}`;
+    const create = () => t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).set('Idempotency-Key', key).send({ name });
+    const first = await create();
+    expect(first.status).toBe(201);
+    const successor = await issueKey(t, first.body.api_key.secret, { scopes: ['admin'] });
+    const revoked = await t.http().delete(`/v1/api-keys/${first.body.api_key.id}`).set(bearer(successor.secret));
+    expect(revoked.status).toBe(200);
+
+    const again = await create();
+    expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    // the key as it is now (used since, then revoked): what its revocation answered, with no secret
+    expect(again.body).toEqual({ merchant: first.body.merchant, api_key: revoked.body });
+    expect(revoked.body).toMatchObject({ id: first.body.api_key.id, revoked_at: expect.any(String) });
+  });
+
   it("replays a session's answers and its decision: a retried decision gets its answer, not a conflict", async () => {
     const tenant = await createTenant(t);
     const shop = await createShop(t, tenant.storeId, tenant.admin.secret);

@@ -3,6 +3,7 @@
  * in the store inform her next recommendations beyond what they say about the product; the id is stored only as a
  * keyed hash per store, never returned, and `DELETE …/shoppers/{shopper_ref}` erases her.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { bearer, useApp } from '../support/app.js';
@@ -11,6 +12,7 @@ import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
 import { sessionsApi } from '../support/session-api.js';
 import { createQuestionnaire, createShop, type Shop, SIZES } from '../support/session-fixtures.js';
 import { withUsualSize } from '../../src/fit/engine/usual-size.js';
+import { canonicalJson } from '../../src/common/http/canonical-json.js';
 
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
 type Size = (typeof SIZES)[number];
@@ -146,6 +148,48 @@ describe('returning shoppers', () => {
     expect((await recommended(shop, ref)).recommendation.adjustment.shopper_steps).toBeNull();
     // erasing someone the store never knew is the same answer
     expect((await t.http().delete(`/v1/stores/${shop.storeId}/shoppers/nobody`).set(bearer(shop.secret))).status).toBe(204);
+  });
+
+  it('keeps no digest of her id with a retried session create, and her erasure forgets the create', async () => {
+    const shop = await newShop();
+    const sessions = `/v1/stores/${shop.storeId}/sessions`;
+    const start = (key: string, ref: string) =>
+      t.http().post(sessions).set(bearer(shop.secret)).set('Idempotency-Key', key).send({ product_id: shop.productId, shopper_ref: ref });
+    // what the kept request's digest would be, were her id digested as itself
+    const unkeyed = (ref: string) =>
+      createHash('sha256')
+        .update(`POST ${sessions}\n${canonicalJson({ product_id: shop.productId, shopper_ref: ref })}`)
+        .digest();
+    const holding = async (digest: Buffer) =>
+      (await db().query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE request_digest = $1`, [digest]))[0].n as number;
+    const kept = async (key: string) =>
+      (
+        await db().query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key_digest = $1`, [
+          createHash('sha256').update(key).digest(),
+        ])
+      )[0].n as number;
+
+    const [ref, other] = [`cust-${uniqueId()}`, `cust-${uniqueId()}`];
+    const [key, otherKey] = [randomUUID(), randomUUID()];
+    const first = await start(key, ref);
+    const theirs = await start(otherKey, other);
+    expect([first.status, theirs.status]).toEqual([201, 201]);
+    const again = await start(key, ref);
+    expect([again.status, again.headers['idempotent-replayed'], again.body]).toEqual([201, 'true', first.body]);
+    expect(await kept(key)).toBe(1);
+    expect(await holding(unkeyed(ref))).toBe(0);
+
+    const erased = await t.http().delete(`/v1/stores/${shop.storeId}/shoppers/${ref}`).set(bearer(shop.secret));
+    expect(erased.status).toBe(204);
+    expect(await kept(key)).toBe(0);
+    expect(await holding(unkeyed(ref))).toBe(0);
+    // the retry is a new request: a new session, not the erased one's answer
+    const retried = await start(key, ref);
+    expect([retried.status, retried.headers['idempotent-replayed']]).toEqual([201, undefined]);
+    expect(retried.body.id).not.toBe(first.body.id);
+    // another shopper's create is still replayed
+    const theirsAgain = await start(otherKey, other);
+    expect([theirsAgain.headers['idempotent-replayed'], theirsAgain.body]).toEqual(['true', theirs.body]);
   });
 
   it('leaves nothing of a shopper erased while an outcome of hers is being stored', async () => {

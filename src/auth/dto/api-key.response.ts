@@ -57,12 +57,18 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
     format: 'date-time',
     nullable: true,
     type: String,
-    description: 'null: a key just issued has not been used yet.',
+    description: 'null: a key just issued has not been used yet (a replay shows the key as it is now).',
     example: null,
   })
   declare last_used_at: string | null;
 
-  @ApiProperty({ description: 'The secret. Returned only in this response; store it now.', example: `${EXAMPLE_SECRET_PREFIX}…` })
+  @ApiProperty({
+    required: false,
+    description:
+      'The secret. Returned only in this response, and in its replays to the same `Idempotency-Key` while the key is ' +
+      'live; store it now. Absent from a replay once the key is revoked or expired (`revoked_at`, `expires_at`).',
+    example: `${EXAMPLE_SECRET_PREFIX}…`,
+  })
   secret: string;
 
   static fromCreated(key: ApiKey, secret: string): CreatedApiKeyResponse {
