@@ -20,6 +20,7 @@ import { ReturningShoppers1764400000000 } from './src/database/migrations/176440
 import { BoundedEvidence1764500000000 } from './src/database/migrations/1764500000000-bounded-evidence.js';
 import { EvidenceByType1764600000000 } from './src/database/migrations/1764600000000-evidence-by-type.js';
 import { IdempotentSubjects1764700000000 } from './src/database/migrations/1764700000000-idempotent-subjects.js';
+import { LineLessons1764800000000 } from './src/database/migrations/1764800000000-line-lessons.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -54,6 +55,7 @@ export const migrations = [
   BoundedEvidence1764500000000,
   EvidenceByType1764600000000,
   IdempotentSubjects1764700000000,
+  LineLessons1764800000000,
 ];
 
 /**

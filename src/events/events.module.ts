@@ -5,7 +5,9 @@ import { EventsController } from './events.controller.js';
 import { EventsRepository } from './events.repository.js';
 import { EventsService } from './events.service.js';
 import { FitEvidenceRepository } from './fit-evidence.repository.js';
+import { LineLessonsRepository } from './line-lessons.repository.js';
 import { LineSummariesRepository } from './line-summaries.repository.js';
+import { OutcomeLessonsService } from './outcome-lessons.service.js';
 import { SessionEventsService } from './session-events.service.js';
 
 /**
@@ -15,7 +17,16 @@ import { SessionEventsService } from './session-events.service.js';
 @Module({
   imports: [CatalogModule],
   controllers: [EventsController],
-  providers: [EventsService, SessionEventsService, EventReferences, EventsRepository, LineSummariesRepository, FitEvidenceRepository],
+  providers: [
+    EventsService,
+    SessionEventsService,
+    EventReferences,
+    EventsRepository,
+    LineSummariesRepository,
+    LineLessonsRepository,
+    OutcomeLessonsService,
+    FitEvidenceRepository,
+  ],
   exports: [SessionEventsService, FitEvidenceRepository],
 })
 export class EventsModule {}

@@ -49,16 +49,19 @@ const LOAD_REFERENCES = prepared<{
   product_id: string | null;
   created_at: Date | null;
   recommended: boolean | null;
+  overridden: boolean | null;
 }>(
   'events.load-references',
   `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
           v AS (SELECT id, product_id FROM variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
-          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
+          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended,
+                       outcome IS NOT DISTINCT FROM 'overridden' AS overridden
                   FROM sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
-     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
+     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended,
+            NULL::boolean AS overridden
        FROM p
-     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
-     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
+     UNION ALL SELECT 'variant', id, product_id, NULL, NULL, NULL FROM v
+     UNION ALL SELECT 'session', id, product_id, created_at, recommended, overridden FROM s`,
 );
 
 /** One event checked, inserted and summed up in one statement (see `insertAlone`). */
@@ -69,11 +72,14 @@ const INSERT_ALONE = prepared<{
   session_product: string | null;
   session_created_at: Date | null;
   session_recommended: boolean | null;
+  session_overridden: boolean | null;
+  lesson_waiting: boolean;
 }>(
   'events.insert-alone',
   `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $3::uuid) AND id = $7::uuid FOR KEY SHARE),
           v AS (SELECT product_id FROM variants WHERE store_id = (SELECT $3::uuid) AND id = $8::uuid FOR KEY SHARE),
-          s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended
+          s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended,
+                       outcome IS NOT DISTINCT FROM 'overridden' AS overridden
                   FROM sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${EVENT_COLUMNS})
                 SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16,
@@ -84,13 +90,16 @@ const INSERT_ALONE = prepared<{
                    AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = coalesce($7::uuid, (SELECT product_id FROM v), s.product_id)
                                                        AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
                 ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
-                RETURNING order_id, line_item_id),
-          l AS (INSERT INTO order_lines (store_id, order_id, line_item_id)
-                SELECT $3, order_id, line_item_id FROM e WHERE $6::text = 'purchase'
-                ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING)
+                RETURNING order_id, line_item_id, variant_id),
+          l AS (INSERT INTO order_lines AS l (store_id, order_id, line_item_id, purchased_variant_id)
+                SELECT $3, order_id, line_item_id, variant_id FROM e WHERE $6::text = 'purchase'
+                ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE
+                  SET purchased_variant_id = coalesce(l.purchased_variant_id, EXCLUDED.purchased_variant_id)
+                RETURNING lesson_waiting)
      SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
             (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
-            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
+            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended,
+            (SELECT overridden FROM s) AS session_overridden, coalesce((SELECT lesson_waiting FROM l), false) AS lesson_waiting`,
 );
 
 /**
@@ -228,6 +237,7 @@ export class EventsRepository {
           productId: row.product_id as string,
           createdAt: row.created_at as Date,
           recommended: row.recommended as boolean,
+          overridden: row.overridden as boolean,
         });
       }
     }
@@ -242,7 +252,11 @@ export class EventsRepository {
    * a purchase's order line gets its row (as `recordLineOutcomes` gives it). No `BEGIN` and `COMMIT` round trips.
    * Returns whether it was inserted, and the references found, from which the caller words a refusal.
    */
-  async insertAlone(store: Store, row: FitEvent, admissible: boolean): Promise<{ inserted: boolean; references: References }> {
+  async insertAlone(
+    store: Store,
+    row: FitEvent,
+    admissible: boolean,
+  ): Promise<{ inserted: boolean; references: References; lessonWaiting: boolean }> {
     const [found] = await run(this.dataSource, INSERT_ALONE, [...columnValues(row), admissible]);
     const references = {
       products: new Set<string>(found.product ? [row.productId as string] : []),
@@ -256,13 +270,14 @@ export class EventsRepository {
                   productId: found.session_product,
                   createdAt: found.session_created_at as Date,
                   recommended: found.session_recommended as boolean,
+                  overridden: found.session_overridden as boolean,
                 },
               ],
             ]
           : [],
       ),
     };
-    return { inserted: found.inserted, references };
+    return { inserted: found.inserted, references, lessonWaiting: found.lesson_waiting };
   }
 
   /** Inserts the rows whose delivery key is free; returns the ids of those inserted. */

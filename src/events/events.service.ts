@@ -11,8 +11,8 @@ import { readWellFormedEvent } from './dto/event-fast-path.js';
 import type { FitEvent } from './event.entity.js';
 import { checkOccurredAt, deliveryKey, draftEvent, type EventDraft } from './event-rules.js';
 import { EventsRepository, type References } from './events.repository.js';
-import { FitEvidenceRepository } from './fit-evidence.repository.js';
 import { LineSummariesRepository, touchesOnlyItsLine } from './line-summaries.repository.js';
+import { OutcomeLessonsService } from './outcome-lessons.service.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 type EventResult =
@@ -39,7 +39,7 @@ export class EventsService {
     private readonly transactions: Transactions,
     private readonly events: EventsRepository,
     private readonly lineSummaries: LineSummariesRepository,
-    private readonly fitEvidence: FitEvidenceRepository,
+    private readonly lessons: OutcomeLessonsService,
   ) {}
 
   /** One event, as the body of a request: refused as a whole (400) if it is not a well-formed event. */
@@ -133,8 +133,8 @@ export class EventsService {
         round = later;
       }
 
-      await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
-      await this.fitEvidence.recordOutcomes(manager, store, stored, now);
+      const summed = await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
+      await this.lessons.record(manager, store, stored, summed, (id) => references.sessions.get(id)?.overridden === true, now);
       return results;
     });
   }
@@ -153,12 +153,19 @@ export class EventsService {
     const results = [...refused];
     const row = toRow(draft, store, now);
     const clock = checkOccurredAt(draft.occurredAt, now);
-    const { inserted, references } = namesNothing(draft)
+    const { inserted, references, lessonWaiting } = namesNothing(draft)
       ? {
           inserted: clock === null && (await retried(() => this.events.insertNew(this.events.manager, [row]))).has(row.id),
           references: NO_REFERENCES,
+          lessonWaiting: false,
         }
       : await retried(() => this.events.insertAlone(store, row, clock === null));
+    if (inserted && lessonWaiting && row.orderId !== null && row.lineItemId !== null) {
+      // a purchase whose line has an outcome waiting for it: the outcome is counted now (were the process to stop
+      // before, the next event of the line that runs in a transaction counts it)
+      const line = { orderId: row.orderId, lineItemId: row.lineItemId };
+      await this.transactions.run((manager) => this.lessons.countWaiting(manager, store, line, now));
+    }
     if (inserted) {
       results[index] = { status: 201, event: EventResponse.from(row) };
       return results;

@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, BOUND_STEPS, type Evidence, type EvidenceSums, learnedOffsets, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
-import { evidenceOf, teachesFit } from './fit-evidence.js';
 
 /** The evidence about one product and the levels it is shrunk towards (learning.ts). */
 interface EvidenceLevels {
@@ -52,10 +51,19 @@ const SCALARS = scalarFields.map((f) => SCALAR_FIELDS[f]);
 const ARRAYS = arrayFields.map((f) => ARRAY_FIELDS[f]);
 const ELEMENTS = BOUND_STEPS.map((_, i) => i + 1);
 const SUMS = [...SCALARS, ...ARRAYS, 'outcomes'].join(', ');
-/** An upsert's update of a row `f` of sums: the new outcomes' sums added to it. */
+/**
+ * An upsert's update of a row `f` of sums: the new outcomes' sums added to it (an outcome replaced by a later one of
+ * its line comes as negative sums). A row left with no outcome is exactly empty, not a rounding error's worth of sums.
+ */
+const REMAINS = 'f.outcomes + EXCLUDED.outcomes <> 0';
 const ADDED_TO_ROW = [
-  ...[...SCALARS, 'outcomes'].map((c) => `${c} = f.${c} + EXCLUDED.${c}`),
-  ...ARRAYS.map((c) => `${c} = ARRAY[${ELEMENTS.map((i) => `f.${c}[${i}] + EXCLUDED.${c}[${i}]`).join(', ')}]`),
+  ...SCALARS.map((c) => `${c} = CASE WHEN ${REMAINS} THEN f.${c} + EXCLUDED.${c} ELSE 0 END`),
+  'outcomes = f.outcomes + EXCLUDED.outcomes',
+  ...ARRAYS.map(
+    (c) =>
+      `${c} = CASE WHEN ${REMAINS} THEN ARRAY[${ELEMENTS.map((i) => `f.${c}[${i}] + EXCLUDED.${c}[${i}]`).join(', ')}] ` +
+      `ELSE ARRAY[${ELEMENTS.map(() => '0').join(', ')}]::float8[] END`,
+  ),
   'updated_at = EXCLUDED.updated_at',
 ].join(', ');
 /** Each column of sums as the parameters of an `unnest` (`t`) from $first on: one array per number and per element. */
@@ -124,23 +132,31 @@ function storeEvidenceOf(rows: readonly EvidenceRow[]): StoreEvidence {
   return { products, types: new Map(types), store: types.map(([, sums]) => sums).reduce(addSums, NO_EVIDENCE) };
 }
 
+/** An outcome's sizes as positions in its product's current chart, and the shopper its line was bought by. */
+export interface OutcomeSizesRow {
+  readonly id: string;
+  readonly type: FitEvent['type'];
+  readonly reason: FitEvent['reason'];
+  readonly fit_feedback: FitEvent['fitFeedback'];
+  readonly occurred_at: Date;
+  readonly product_id: string;
+  readonly product_type_id: string;
+  readonly bought: number | null;
+  readonly exchanged_to: number | null;
+  readonly recommended: number | null;
+  readonly sizes: number;
+  readonly shopper_digest: Buffer | null;
+}
+
 /**
  * What each stored outcome says, as positions in its product's current chart: the size bought, the size exchanged to,
- * and the size recommended by the session the event names or, failing that, the one session its line was bought after
- * (a line linked to several sessions counts as unassisted).
+ * and the size recommended by the one session its line was bought after (a line linked to several sessions counts as
+ * unassisted), with that session's shopper. Never a session the outcome names itself: only a purchase links a line to
+ * a session, so an outcome cannot make any session's shopper learn from it.
  */
-const OUTCOME_SIZES = prepared<{
-  id: string;
-  product_id: string;
-  product_type_id: string;
-  bought: number | null;
-  exchanged_to: number | null;
-  recommended: number | null;
-  sizes: number;
-  shopper_digest: Buffer | null;
-}>(
+const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
   'fit-evidence.outcome-sizes',
-  `SELECT e.id, e.product_id, p.product_type_id,
+  `SELECT e.id, e.type, e.reason, e.fit_feedback, e.occurred_at, e.product_id, p.product_type_id,
           array_position(c.labels, b.size_label) AS bought,
           array_position(c.labels, x.size_label) AS exchanged_to,
           array_position(c.labels, r.label) AS recommended, coalesce(array_length(c.labels, 1), 0) AS sizes,
@@ -155,12 +171,10 @@ const OUTCOME_SIZES = prepared<{
      LEFT JOIN LATERAL (
        SELECT coalesce(s.recommendation->'adjustment'->>'chart_size_label', s.recommendation->>'size_label') AS label,
               s.shopper_digest
-         FROM sessions s
-        WHERE s.store_id = e.store_id AND s.product_id = e.product_id AND s.recommendation IS NOT NULL
-          AND s.id = coalesce(e.session_id,
-                              (SELECT l.session_id FROM session_lines l
-                                WHERE l.store_id = e.store_id AND l.order_id = e.order_id
-                                  AND l.line_item_id = e.line_item_id AND NOT l.shared))) r ON true
+         FROM session_lines l
+         JOIN sessions s ON s.store_id = l.store_id AND s.id = l.session_id
+        WHERE l.store_id = e.store_id AND l.order_id = e.order_id AND l.line_item_id = e.line_item_id AND NOT l.shared
+          AND s.product_id = e.product_id AND s.recommendation IS NOT NULL) r ON true
     WHERE e.store_id = (SELECT $1::uuid) AND e.id = ANY($2::uuid[])`,
 );
 
@@ -209,6 +223,12 @@ const ADD_SHOPPERS = prepared<never>(
 const SHOPPER = prepared<SumsRow>(
   'fit-evidence.shopper',
   `SELECT ${SUMS} FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
+);
+
+/** A shopper's lessons, unlinked from her: what they taught stays the products'. */
+const UNLINK_LESSONS = prepared<never>(
+  'fit-evidence.unlink-lessons',
+  `UPDATE line_lessons SET shopper_digest = NULL, shopper_offset = NULL WHERE store_id = (SELECT $1::uuid) AND shopper_digest = $2`,
 );
 
 /** One shopper's sums, deleted. */
@@ -287,70 +307,67 @@ export interface SizeOutcomes {
 export class FitEvidenceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * Adds what the newly stored events teach to their products' rows, in the caller's transaction (after the order
-   * lines' summaries, which link lines to sessions). Two statements, and none when no event teaches anything.
-   */
-  async recordOutcomes(manager: EntityManager, store: Store, events: readonly FitEvent[], now: Date): Promise<void> {
-    const teaching = events.filter((e) => e.productId !== null && teachesFit(e));
-    if (!teaching.length) return;
-    const byId = new Map(teaching.map((e) => [e.id, e]));
-    let rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
-    if (rows.some((row) => row.shopper_digest)) {
-      // a shopper's erasure may have committed since: lock it out, then read again which shoppers the outcomes name
-      const digests = rows.flatMap((row) => (row.shopper_digest ? [row.shopper_digest] : []));
-      await run(manager, LOCK_SHOPPERS, [store.id, digests]);
-      rows = await run(manager, OUTCOME_SIZES, [store.id, [...byId.keys()]]);
-    }
-    const products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
-    const shoppers: { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[] = [];
-    for (const row of rows) {
-      const evidence = evidenceOf(byId.get(row.id) as FitEvent, {
-        bought: row.bought,
-        exchangedTo: row.exchanged_to,
-        recommended: row.recommended,
-        count: row.sizes,
-      });
-      if (evidence === null) continue;
-      const known = products.get(row.product_id) ?? { productTypeId: row.product_type_id, sums: NO_EVIDENCE };
-      products.set(row.product_id, { productTypeId: known.productTypeId, sums: addSums(known.sums, sumsOf(evidence)) });
-      if (row.shopper_digest) {
-        shoppers.push({ digest: row.shopper_digest, productId: row.product_id, productTypeId: row.product_type_id, evidence });
-      }
-    }
-    if (shoppers.length) await this.recordShoppers(manager, store, shoppers, now);
-    await this.add(manager, store, products, now);
+  /** What the stored outcomes say (`OUTCOME_SIZES`), in the caller's transaction. */
+  outcomeSizes(manager: EntityManager, storeId: string, eventIds: readonly string[]): Promise<OutcomeSizesRow[]> {
+    return eventIds.length ? run(manager, OUTCOME_SIZES, [storeId, eventIds]) : Promise.resolve([]);
   }
 
   /**
-   * What returning shoppers' outcomes say about them beyond the product: each one's evidence less the product's learned
-   * offset as it stood before this outcome, so that a product running small is not read as every shopper wanting a
-   * size up.
+   * The shoppers locked shared (in order) until the caller's transaction ends: a shopper's erasure waits for the
+   * outcomes being counted for her, which then read again which shoppers they name (`forgetShopper`).
    */
-  private async recordShoppers(
+  async lockShoppers(manager: EntityManager, storeId: string, digests: readonly Buffer[]): Promise<void> {
+    if (digests.length) await run(manager, LOCK_SHOPPERS, [storeId, digests]);
+  }
+
+  /** The learned offsets of the products named, as they stand in the caller's transaction (before what it adds). */
+  async productOffsets(
     manager: EntityManager,
-    store: Store,
-    outcomes: readonly { digest: Buffer; productId: string; productTypeId: string; evidence: Evidence }[],
+    storeId: string,
+    named: ReadonlyMap<string, string>,
     now: Date,
-  ): Promise<void> {
-    const named = [...new Map(outcomes.map((o) => [o.productId, o.productTypeId]))];
-    const evidence = storeEvidenceOf(await run(manager, NAMED_EVIDENCE, [store.id, named.map(([productId]) => productId)]));
+  ): Promise<Map<string, number>> {
+    const products = [...named];
+    const evidence = storeEvidenceOf(await run(manager, NAMED_EVIDENCE, [storeId, products.map(([productId]) => productId)]));
     const own = new Map(evidence.products.map((p) => [p.productId, p.sums]));
     const offsets = learnedOffsets(
       evidence.store,
       evidence.types,
-      named.map(([productId, productTypeId]) => ({ sums: own.get(productId) ?? NO_EVIDENCE, productTypeId })),
+      products.map(([productId, productTypeId]) => ({ sums: own.get(productId) ?? NO_EVIDENCE, productTypeId })),
       now,
     );
-    const productSteps = new Map(named.map(([productId], i) => [productId, offsets[i].steps]));
-    const byShopper = new Map<string, EvidenceSums>();
-    for (const { digest, productId, evidence } of outcomes) {
-      const offset = productSteps.get(productId) as number;
-      const steps = evidence.steps === null ? null : evidence.steps - offset;
-      const key = digest.toString('hex');
-      byShopper.set(key, addSums(byShopper.get(key) ?? NO_EVIDENCE, sumsOf({ ...evidence, steps, bought: evidence.bought - offset })));
+    return new Map(products.map(([productId], i) => [productId, offsets[i].steps]));
+  }
+
+  /**
+   * Adds sums (negative for what replaced lessons take back) to products' rows, then to product types' running rows,
+   * then to shoppers' rows, each sorted by key, so that concurrent transactions lock them in one order. A product's row
+   * takes the type the caller names (the product's type now).
+   */
+  async add(
+    manager: EntityManager,
+    store: Store,
+    sums: {
+      products: ReadonlyMap<string, { productTypeId: string; sums: EvidenceSums }>;
+      types: ReadonlyMap<string, EvidenceSums>;
+      shoppers: ReadonlyMap<string, EvidenceSums>;
+    },
+    now: Date,
+  ): Promise<void> {
+    if (sums.products.size) {
+      const sorted = [...sums.products].sort(byKey);
+      const column = <T>(pick: (entry: { productTypeId: string; sums: EvidenceSums }) => T) => sorted.map(([, entry]) => pick(entry));
+      await run(manager, ADD, [
+        store.merchantId,
+        store.id,
+        now.toISOString(),
+        sorted.map(([id]) => id),
+        column((e) => e.productTypeId),
+        ...sumColumns(column((e) => e.sums)),
+      ]);
     }
-    await addToKeyedRows(manager, ADD_SHOPPERS, store, now, byShopper);
+    if (sums.types.size) await addToKeyedRows(manager, ADD_TYPES, store, now, sums.types);
+    if (sums.shoppers.size) await addToKeyedRows(manager, ADD_SHOPPERS, store, now, sums.shoppers);
   }
 
   /** A returning shopper's sums (none when she has no outcome yet, or was erased). */
@@ -365,48 +382,8 @@ export class FitEvidenceRepository {
    */
   async forgetShopper(manager: EntityManager, storeId: string, digest: Buffer): Promise<void> {
     await run(manager, LOCK_FOR_ERASURE, [storeId, digest]);
+    await run(manager, UNLINK_LESSONS, [storeId, digest]);
     await run(manager, FORGET_SHOPPER, [storeId, digest]);
-  }
-
-  /**
-   * A shopper's choice of another size than the stated chart's answer (weak evidence of its direction), in the
-   * transaction that records the decision.
-   */
-  async recordOverride(
-    manager: EntityManager,
-    store: Store,
-    product: { id: string; productTypeId: string },
-    evidence: Evidence,
-    now: Date,
-  ): Promise<void> {
-    await this.add(manager, store, new Map([[product.id, { productTypeId: product.productTypeId, sums: sumsOf(evidence) }]]), now);
-  }
-
-  /**
-   * Adds sums to products' rows and to their types' running rows: the products sorted by id, then the types sorted by
-   * id, so that concurrent transactions lock them in one order. An outcome counts for the type its product has when it
-   * is recorded.
-   */
-  private async add(
-    manager: EntityManager,
-    store: Store,
-    products: ReadonlyMap<string, { productTypeId: string; sums: EvidenceSums }>,
-    now: Date,
-  ): Promise<void> {
-    if (!products.size) return;
-    const sorted = [...products].sort(byKey);
-    const column = <T>(pick: (entry: { productTypeId: string; sums: EvidenceSums }) => T) => sorted.map(([, entry]) => pick(entry));
-    await run(manager, ADD, [
-      store.merchantId,
-      store.id,
-      now.toISOString(),
-      sorted.map(([id]) => id),
-      column((e) => e.productTypeId),
-      ...sumColumns(column((e) => e.sums)),
-    ]);
-    const types = new Map<string, EvidenceSums>();
-    for (const [, { productTypeId, sums }] of sorted) types.set(productTypeId, addSums(types.get(productTypeId) ?? NO_EVIDENCE, sums));
-    await addToKeyedRows(manager, ADD_TYPES, store, now, types);
   }
 
   /** The product's evidence with its type's and its store's: one statement over the product's row and the store's types. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evidenceOf, type Outcome, teachesFit } from './fit-evidence.js';
+import { evidenceOf, type Outcome, overrideEvidence, teachesFit } from './fit-evidence.js';
 
 const at = new Date('2026-11-01T10:00:00Z');
 const outcome = (type: string, fields: Partial<Outcome> = {}): Outcome => ({
@@ -47,17 +47,28 @@ describe('evidenceOf', () => {
     expect(evidenceOf({ ...small, fitFeedback: null }, sizes(3, 2))).toEqual({ kind: 'size_return', steps: null, bought: 1, at });
   });
 
-  it('reads an exchange by the size it went to, else by its direction', () => {
+  it('reads an exchange by the way it went, to the next size or beyond, never by the distance to the size named', () => {
     const exchange = outcome('size_exchange', { reason: 'size' });
-    expect(evidenceOf(exchange, sizes(3, 2, 1))).toEqual({ kind: 'size_exchange', steps: -1, bought: 1, at });
-    expect(evidenceOf({ ...exchange, fitFeedback: 'too_small' }, sizes(2, null, 4))).toEqual({
+    // to the next size: that size, as a directed return
+    expect(evidenceOf(exchange, sizes(3, 2, 2))).toEqual({ kind: 'size_exchange', steps: 0, bought: 1, at });
+    // two sizes down, or ten: the next size down or beyond
+    expect(evidenceOf(exchange, sizes(3, 2, 1))).toEqual({ kind: 'size_exchange', steps: 0, bound: 'at_most', bought: 1, at });
+    expect(evidenceOf({ ...exchange, fitFeedback: 'too_small' }, sizes(2, null, 4, 12))).toEqual({
       kind: 'size_exchange',
-      steps: 2,
+      steps: 1,
+      bound: 'at_least',
       bought: 0,
       at,
     });
     expect(evidenceOf({ ...exchange, fitFeedback: 'too_large' }, sizes(2))).toEqual({ kind: 'size_exchange', steps: -1, bought: 0, at });
     expect(evidenceOf(exchange, sizes(2))).toEqual({ kind: 'size_exchange', steps: null, bought: 0, at });
+  });
+
+  it('reads a decision bought in another size than the chart said as one step that way, however far', () => {
+    expect(overrideEvidence({ chosen: 1, reference: 4 }, at)).toEqual({ kind: 'override', steps: -1, bought: -1, at });
+    expect(overrideEvidence({ chosen: 3, reference: 2 }, at)).toEqual({ kind: 'override', steps: 1, bought: 1, at });
+    expect(overrideEvidence({ chosen: 2, reference: 2 }, at)).toBeNull();
+    expect(overrideEvidence({ chosen: null, reference: 2 }, at)).toBeNull();
   });
 
   it('learns nothing from other events, from returns for other reasons, or from a size the chart no longer has', () => {

@@ -4,17 +4,37 @@ import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { FitEvent } from './event.entity.js';
 
-/** The earliest outcome of each kind seen for one order line (null: none yet). */
+/** The earliest outcome of each kind seen for one order line (null: none yet), and its first purchase's variant. */
 interface LineOutcomes {
   orderId: string;
   lineItemId: string;
   sizeReturnedAt: Date | null;
   keptAt: Date | null;
   sizeExchangedAt: Date | null;
+  purchase: { variantId: string | null; at: Date } | null;
 }
 
+/**
+ * An order line as it stands once events are summed up, under its row's lock: the variant its first purchase bought
+ * (null: no purchase stored yet), and whether an outcome of it waits for that purchase (learning from outcomes).
+ */
+export interface LineState {
+  readonly orderId: string;
+  readonly lineItemId: string;
+  readonly purchasedVariantId: string | null;
+  readonly lessonWaiting: boolean;
+}
+
+/** What summing up events did to their order lines: each touched line's state, and the lines newly linked to sessions. */
+export interface SummedLines {
+  readonly lines: ReadonlyMap<string, LineState>;
+  readonly linked: readonly { readonly sessionId: string; readonly orderId: string; readonly lineItemId: string }[];
+}
+
+/** An order line's key in `SummedLines.lines`. */
+export const lineKey = (orderId: string, lineItemId: string): string => JSON.stringify([orderId, lineItemId]);
+
 const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a <= b ? a : b);
-const lineKey = (orderId: string, lineItemId: string) => JSON.stringify([orderId, lineItemId]);
 const byKey = <T>(entries: Map<string, T>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -22,6 +42,8 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 export interface LinkedSession {
   readonly createdAt: Date;
   readonly recommended: boolean;
+  /** Its decision was for another size than the one recommended (a lesson of the line bought after it). */
+  readonly overridden: boolean;
 }
 
 /** Whether the event changes an order line's outcome times (which its session links copy). */
@@ -35,23 +57,47 @@ const changesOutcome = (event: Pick<FitEvent, 'type' | 'reason'>): boolean =>
 export const touchesOnlyItsLine = (event: Pick<FitEvent, 'type' | 'reason' | 'sessionId'>): boolean =>
   !(event.type === 'purchase' && event.sessionId !== null) && !changesOutcome(event);
 
-/** Touched lines into `order_lines`, each outcome time the earliest seen. */
+/** Touched lines into `order_lines`, each outcome time the earliest seen, the first purchase's variant kept. */
 const UPSERT_ORDER_LINES = prepared<{
   order_id: string;
   line_item_id: string;
   size_returned_at: Date | null;
   kept_at: Date | null;
   size_exchanged_at: Date | null;
+  purchased_variant_id: string | null;
+  lesson_waiting: boolean;
 }>(
   'line-summaries.upsert-order-lines',
-  `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+  `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at,
+                                 purchased_variant_id)
+     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::uuid[])
+       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at, purchased_variant_id)
      ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
        size_returned_at = LEAST(l.size_returned_at, EXCLUDED.size_returned_at),
        kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
-       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
-     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
+       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at),
+       purchased_variant_id = coalesce(l.purchased_variant_id, EXCLUDED.purchased_variant_id)
+     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at, l.purchased_variant_id,
+               l.lesson_waiting`,
+);
+
+/** Lines locked, with their state (`LineState`), in the order of their keys. */
+const LOCK_LINES = prepared<{ order_id: string; line_item_id: string; purchased_variant_id: string | null; lesson_waiting: boolean }>(
+  'line-summaries.lock-lines',
+  `SELECT l.order_id, l.line_item_id, l.purchased_variant_id, l.lesson_waiting
+     FROM order_lines l JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
+       ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
+    WHERE l.store_id = (SELECT $1::uuid)
+    ORDER BY l.order_id, l.line_item_id
+      FOR UPDATE OF l`,
+);
+
+/** Lines whose outcome now waits, or no longer waits, for their purchase. */
+const SET_WAITING = prepared<never>(
+  'line-summaries.set-waiting',
+  `UPDATE order_lines AS l SET lesson_waiting = t.waiting
+     FROM unnest($2::text[], $3::text[], $4::boolean[]) AS t(order_id, line_item_id, waiting)
+    WHERE l.store_id = (SELECT $1::uuid) AND l.order_id = t.order_id AND l.line_item_id = t.line_item_id`,
 );
 
 /** Lines linked to the sessions their purchases name, with the line's outcome times. */
@@ -127,7 +173,7 @@ export class LineSummariesRepository {
     store: Store,
     events: readonly FitEvent[],
     sessions: ReadonlyMap<string, LinkedSession>,
-  ): Promise<void> {
+  ): Promise<SummedLines> {
     const touched = new Map<string, LineOutcomes>();
     const links = new Map<string, { sessionId: string; orderId: string; lineItemId: string; purchasedAt: Date }>();
     const changed = new Set<string>();
@@ -140,9 +186,11 @@ export class LineSummariesRepository {
         sizeReturnedAt: null,
         keptAt: null,
         sizeExchangedAt: null,
+        purchase: null,
       };
       const at = event.occurredAt;
       if (event.type === 'purchase') {
+        if (line.purchase === null || at < line.purchase.at) line.purchase = { variantId: event.variantId, at };
         if (event.sessionId !== null) {
           const linkKey = JSON.stringify([event.sessionId, event.orderId, event.lineItemId]);
           const link = links.get(linkKey);
@@ -164,10 +212,11 @@ export class LineSummariesRepository {
       }
       touched.set(key, line);
     }
-    if (!touched.size) return;
+    if (!touched.size) return { lines: new Map(), linked: [] };
 
     const lines = byKey(touched);
     const current = new Map<string, LineOutcomes>();
+    const states = new Map<string, LineState>();
     const upserted = await run(manager, UPSERT_ORDER_LINES, [
       store.id,
       lines.map((l) => l.orderId),
@@ -175,14 +224,23 @@ export class LineSummariesRepository {
       lines.map((l) => isoOrNull(l.sizeReturnedAt)),
       lines.map((l) => isoOrNull(l.keptAt)),
       lines.map((l) => isoOrNull(l.sizeExchangedAt)),
+      lines.map((l) => l.purchase?.variantId ?? null),
     ]);
     for (const row of upserted) {
-      current.set(lineKey(row.order_id, row.line_item_id), {
+      const key = lineKey(row.order_id, row.line_item_id);
+      current.set(key, {
         orderId: row.order_id,
         lineItemId: row.line_item_id,
         sizeReturnedAt: row.size_returned_at,
         keptAt: row.kept_at,
         sizeExchangedAt: row.size_exchanged_at,
+        purchase: null,
+      });
+      states.set(key, {
+        orderId: row.order_id,
+        lineItemId: row.line_item_id,
+        purchasedVariantId: row.purchased_variant_id,
+        lessonWaiting: row.lesson_waiting,
       });
     }
 
@@ -228,6 +286,33 @@ export class LineSummariesRepository {
       const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       await run(manager, FIRST_PURCHASES, [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())]);
     }
+    return { lines: states, linked: [...links.values()] };
+  }
+
+  /** The lines locked `FOR UPDATE`, as a transaction that sums events up would find them. */
+  async lockLines(
+    manager: EntityManager,
+    storeId: string,
+    lines: readonly { orderId: string; lineItemId: string }[],
+  ): Promise<Map<string, LineState>> {
+    const rows = await run(manager, LOCK_LINES, [storeId, lines.map((l) => l.orderId), lines.map((l) => l.lineItemId)]);
+    return new Map(
+      rows.map((row) => [
+        lineKey(row.order_id, row.line_item_id),
+        {
+          orderId: row.order_id,
+          lineItemId: row.line_item_id,
+          purchasedVariantId: row.purchased_variant_id,
+          lessonWaiting: row.lesson_waiting,
+        },
+      ]),
+    );
+  }
+
+  /** Marks lines whose outcome waits for their purchase, or no longer does, in the transaction holding their rows. */
+  async setWaiting(manager: EntityManager, storeId: string, lines: readonly (LineState & { waiting: boolean })[]): Promise<void> {
+    if (!lines.length) return;
+    await run(manager, SET_WAITING, [storeId, lines.map((l) => l.orderId), lines.map((l) => l.lineItemId), lines.map((l) => l.waiting)]);
   }
 
   /**

@@ -201,7 +201,6 @@ export class SessionsService {
       };
       const completed: Partial<FitSession> = { state: 'completed', outcome, decision, completedAt: now, updatedAt: now };
       await this.sessions.recordDecision(manager, session.id, decision, now);
-      await this.learnFromChoice(manager, store, session, session.recommendation, choice.sizeLabel, now);
       await this.sessionEvents.record(manager, session, now, [
         {
           type: outcome === 'accepted' ? 'recommendation_accepted' : 'recommendation_overridden',
@@ -256,29 +255,6 @@ export class SessionsService {
     const steps = product.steps + (shopper?.steps ?? 0);
     const sd = Math.sqrt(product.sd ** 2 + (shopper ? shopper.sd ** 2 : 0));
     return { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
-  }
-
-  /**
-   * A size chosen other than both the recommendation and the stated chart's answer is weak evidence of which way the
-   * product fits, measured from the chart's answer (an override that is then kept counts again, as strong evidence,
-   * when the outcome arrives). Taking a learned recommendation is not: it would be the service learning from itself.
-   */
-  private async learnFromChoice(
-    manager: EntityManager,
-    store: Store,
-    session: FitSession,
-    recommendation: StoredRecommendation,
-    chosen: string,
-    now: Date,
-  ): Promise<void> {
-    // taking the recommendation teaches nothing new, even when it was the learned size rather than the chart's
-    if (chosen === recommendation.size_label) return;
-    const reference = recommendation.adjustment?.chart_size_label ?? recommendation.size_label;
-    if (chosen === reference) return;
-    const product = await this.catalog.productWithSizes(store, session.productId, manager);
-    const [from, to] = [product.labels.indexOf(reference), product.labels.indexOf(chosen)];
-    if (from < 0 || to < 0) return;
-    await this.evidence.recordOverride(manager, store, product, { kind: 'override', steps: to - from, bought: to - from, at: now }, now);
   }
 
   /** The questionnaire named, else the store's default, else none (the built-in questions). */

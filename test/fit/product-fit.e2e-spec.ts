@@ -191,17 +191,26 @@ describe('learning how products fit from outcomes', () => {
     expect(largest.size_steps).toBeGreaterThan(interior.size_steps + 0.05);
   });
 
-  it('learns a little from a shopper choosing another size than the chart said, nothing from one who follows it', async () => {
+  it('learns a little from a shopper who chose another size than the chart said and bought it, nothing from one who follows it', async () => {
     const shop = await newShop();
-    /** A session whose shopper chooses `choose(the chart's answer)`. */
+    /** A session whose shopper chooses `choose(the chart's answer)` and buys it; the line bought. */
     const decide = async (choose: (chartSays: string) => string) => {
       const { sessionId, recommendation: r } = await recommendation(shop);
+      const size = choose(r.adjustment.chart_size_label) as SizeLabel;
       const decided = await t
         .http()
         .post(`/v1/stores/${shop.storeId}/sessions/${sessionId}/decision`)
         .set(bearer(shop.secret))
-        .send({ size_label: choose(r.adjustment.chart_size_label) });
+        .send({ size_label: size });
       expect(decided.status).toBe(200);
+      const line = {
+        order_id: uniqueId('order'),
+        line_item_id: uniqueId('line'),
+        variant_id: shop.variants[size],
+        session_id: sessionId,
+        occurred_at: new Date().toISOString(),
+      };
+      expect((await postRaw(shop, eventBody('purchase', shop, line))).status).toBe(201);
     };
     await decide((chartSays) => chartSays);
     expect((await fitOf(shop)).body.learned.outcomes).toBe(0);
@@ -243,6 +252,8 @@ describe('learning how products fit from outcomes', () => {
       line_item_id: uniqueId('line'),
       variant_id: shop.variants.L,
     }));
+    const bought = await Promise.all(lines.map((l) => postRaw(shop, eventBody('purchase', shop, l))));
+    expect(bought.map((b) => b.status)).toEqual(lines.map(() => 201));
     const kept = await Promise.all(lines.map((l) => postRaw(shop, eventBody('item_kept', shop, l))));
     expect(kept.map((k) => k.status)).toEqual(lines.map(() => 201));
 

@@ -225,6 +225,24 @@ export function addSums(a: EvidenceSums, b: EvidenceSums): EvidenceSums {
   };
 }
 
+/**
+ * The sums that, added, take `a`'s outcomes back out: an outcome replaced by a later one of its order line is
+ * subtracted exactly as it was added (its growth factor is fixed by its date, not by when it is read).
+ */
+export function negatedSums(a: EvidenceSums): EvidenceSums {
+  return {
+    weight: -a.weight,
+    weightedSteps: -a.weightedSteps,
+    weightedSquares: -a.weightedSquares,
+    undirected: -a.undirected,
+    undirectedAbove: -a.undirectedAbove,
+    undirectedBelow: -a.undirectedBelow,
+    atLeast: a.atLeast.map((x) => -x),
+    atMost: a.atMost.map((x) => -x),
+    count: -a.count,
+  };
+}
+
 /** One level's posterior: its offset, the scatter of shoppers around it, and the variance of the offset's estimate. */
 interface Level {
   readonly mean: number;

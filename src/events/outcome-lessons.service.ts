@@ -1,0 +1,280 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import type { Store } from '../stores/store.entity.js';
+import type { FitEvent } from './event.entity.js';
+import { evidenceOf, overrideEvidence, teachesFit } from './fit-evidence.js';
+import { FitEvidenceRepository, type OutcomeSizesRow } from './fit-evidence.repository.js';
+import { type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
+import { type LineState, lineKey, LineSummariesRepository, type SummedLines } from './line-summaries.repository.js';
+
+/** An outcome as lessons compare them: the latest of a line, by when it happened, then by id (UUIDv7: by arrival). */
+interface Dated {
+  readonly id: string;
+  readonly occurredAt: Date;
+}
+
+const isLater = (a: Dated, b: Dated): boolean =>
+  a.occurredAt.getTime() > b.occurredAt.getTime() || (a.occurredAt.getTime() === b.occurredAt.getTime() && a.id > b.id);
+
+/** What a line is to teach from now on, decided under its row's lock. */
+type Plan =
+  /** Its latest outcome, whose purchase is not stored yet: kept aside, counted when the purchase comes. */
+  | { readonly kind: 'wait'; readonly line: LineState; readonly outcome: FitEvent }
+  /** Its latest outcome, of the variant bought: what it teaches replaces what the line taught before. */
+  | { readonly kind: 'teach'; readonly line: LineState; readonly eventId: string; readonly variantId: string | null }
+  /** The decision of the session it was bought after, the line having no outcome yet. */
+  | { readonly kind: 'decision'; readonly line: LineState; readonly sessionId: string }
+  /** An outcome that waited for a purchase of another variant: it teaches nothing. */
+  | { readonly kind: 'nothing'; readonly line: LineState; readonly previous: LineLesson };
+
+/** Sums to add, per product (with its type now), per product type and per shopper (hex digest). */
+class SumsDelta {
+  readonly products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
+  readonly types = new Map<string, EvidenceSums>();
+  readonly shoppers = new Map<string, EvidenceSums>();
+
+  add(product: { id: string; typeNow: string; countedType: string }, sums: EvidenceSums): void {
+    const known = this.products.get(product.id);
+    this.products.set(product.id, { productTypeId: product.typeNow, sums: addSums(known?.sums ?? NO_EVIDENCE, sums) });
+    this.types.set(product.countedType, addSums(this.types.get(product.countedType) ?? NO_EVIDENCE, sums));
+  }
+
+  addShopper(digest: Buffer, sums: EvidenceSums): void {
+    const key = digest.toString('hex');
+    this.shoppers.set(key, addSums(this.shoppers.get(key) ?? NO_EVIDENCE, sums));
+  }
+}
+
+/** A shopper's share of an outcome: its evidence less the product's learned offset when it was counted. */
+const beyondProduct = (evidence: Evidence, offset: number): Evidence => ({
+  ...evidence,
+  steps: evidence.steps === null ? null : evidence.steps - offset,
+  bought: evidence.bought - offset,
+});
+
+/**
+ * Learning from outcomes, one lesson per order line (docs/decisions/009-learning-from-outcomes.md). A line teaches
+ * through its latest outcome only, and only once its purchase of that variant is stored; before any outcome, through
+ * the decision of the session it was bought after, as a direction. Each change takes back what the line taught before
+ * and adds what it teaches now, to its product's, its type's and its shopper's sums, in the transaction that stores the
+ * events and holds the line's row, so concurrent deliveries and retries of one line are applied one after the other.
+ * Events that teach nothing, and purchases of lines with no outcome waiting, cost no statement here.
+ */
+@Injectable()
+export class OutcomeLessonsService {
+  constructor(
+    private readonly evidence: FitEvidenceRepository,
+    private readonly lessons: LineLessonsRepository,
+    private readonly lineSummaries: LineSummariesRepository,
+  ) {}
+
+  /**
+   * What newly stored events change in their lines' lessons, after `recordLineOutcomes` (which locked the lines and
+   * linked them to sessions). `overridden`: whether a session's decision was for another size than recommended.
+   */
+  async record(
+    manager: EntityManager,
+    store: Store,
+    stored: readonly FitEvent[],
+    summed: SummedLines,
+    overridden: (sessionId: string) => boolean,
+    now: Date,
+  ): Promise<void> {
+    const latest = new Map<string, FitEvent>();
+    for (const event of stored) {
+      if (!teachesFit(event) || event.productId === null || event.orderId === null || event.lineItemId === null) continue;
+      const key = lineKey(event.orderId, event.lineItemId);
+      const known = latest.get(key);
+      if (!known || isLater(event, known)) latest.set(key, event);
+    }
+    const decisions = new Map(
+      summed.linked.filter((link) => overridden(link.sessionId)).map((link) => [lineKey(link.orderId, link.lineItemId), link.sessionId]),
+    );
+    const waiting = [...summed.lines].some(([, line]) => line.lessonWaiting && line.purchasedVariantId !== null);
+    if (!latest.size && !decisions.size && !waiting) return;
+    await this.learn(manager, store, summed.lines, latest, decisions, now);
+  }
+
+  /**
+   * A purchase stored on its own (one statement, no transaction) found an outcome of its line waiting: the outcome is
+   * counted now, in a transaction of its own that locks the line as ingestion does.
+   */
+  async countWaiting(manager: EntityManager, store: Store, line: { orderId: string; lineItemId: string }, now: Date): Promise<void> {
+    const lines = await this.lineSummaries.lockLines(manager, store.id, [line]);
+    await this.learn(manager, store, lines, new Map(), new Map(), now);
+  }
+
+  private async learn(
+    manager: EntityManager,
+    store: Store,
+    lines: ReadonlyMap<string, LineState>,
+    latest: ReadonlyMap<string, FitEvent>,
+    decisions: ReadonlyMap<string, string>,
+    now: Date,
+  ): Promise<void> {
+    const keys = new Set([...latest.keys(), ...decisions.keys()]);
+    for (const [key, line] of lines) if (line.lessonWaiting && line.purchasedVariantId !== null) keys.add(key);
+    const touched = [...keys].flatMap((key) => lines.get(key) ?? []);
+    const readLessons = async () =>
+      new Map((await this.lessons.read(manager, store.id, touched)).map((lesson) => [lineKey(lesson.orderId, lesson.lineItemId), lesson]));
+    let previous = await readLessons();
+    const plans = touched.flatMap((line) => planOf(line, previous.get(lineKey(line.orderId, line.lineItemId)), latest, decisions));
+    if (!plans.length) return;
+
+    const taught = plans.flatMap((plan) => (plan.kind === 'teach' ? [plan.eventId] : []));
+    const decided = plans.flatMap((plan) =>
+      plan.kind === 'decision' ? [{ sessionId: plan.sessionId, orderId: plan.line.orderId, lineItemId: plan.line.lineItemId }] : [],
+    );
+    const readOutcomes = async () => new Map((await this.evidence.outcomeSizes(manager, store.id, taught)).map((row) => [row.id, row]));
+    let outcomes = await readOutcomes();
+    // shoppers named, by the outcomes or by what the lines taught them before: a shopper's erasure may have committed
+    // since; lock it out, then read again which shoppers they name
+    const replaced = plans.flatMap((plan) => previous.get(lineKey(plan.line.orderId, plan.line.lineItemId)) ?? []);
+    const digests = [...outcomes.values(), ...replaced.map((lesson) => ({ shopper_digest: lesson.shopperDigest }))].flatMap((row) =>
+      row.shopper_digest ? [row.shopper_digest] : [],
+    );
+    if (digests.length) {
+      await this.evidence.lockShoppers(manager, store.id, digests);
+      [previous, outcomes] = [await readLessons(), await readOutcomes()];
+    }
+    const decisionRows = decided.length
+      ? new Map((await this.lessons.decisions(manager, store.id, decided)).map((row) => [lineKey(row.order_id, row.line_item_id), row]))
+      : new Map<string, never>();
+
+    const evidenceOfOutcome = (row: OutcomeSizesRow) =>
+      evidenceOf(
+        { type: row.type, reason: row.reason, fitFeedback: row.fit_feedback, occurredAt: row.occurred_at },
+        { bought: row.bought, exchangedTo: row.exchanged_to, recommended: row.recommended, count: row.sizes },
+      );
+    // a returning shopper's share is measured against her product's offset before this outcome
+    const shopperProducts = new Map<string, string>();
+    for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
+    const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
+
+    const delta = new SumsDelta();
+    const written: LineLesson[] = [];
+    const waitingChanged: (LineState & { waiting: boolean })[] = [];
+    for (const plan of plans) {
+      const { line } = plan;
+      const before = previous.get(lineKey(line.orderId, line.lineItemId));
+      const lesson = this.lessonOf(plan, before, outcomes, decisionRows, evidenceOfOutcome, offsets);
+      if (lesson === null) continue;
+      if (lesson.counted) {
+        const typeNow = lesson.productTypeId as string;
+        if (before?.counted && before.evidence) {
+          const taken = negatedSums(sumsOf(before.evidence));
+          delta.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, taken);
+          if (before.shopperDigest && before.shopperOffset !== null) {
+            delta.addShopper(before.shopperDigest, negatedSums(sumsOf(beyondProduct(before.evidence, before.shopperOffset))));
+          }
+        }
+        if (lesson.evidence) {
+          delta.add({ id: lesson.productId, typeNow, countedType: typeNow }, sumsOf(lesson.evidence));
+          if (lesson.shopperDigest && lesson.shopperOffset !== null) {
+            delta.addShopper(lesson.shopperDigest, sumsOf(beyondProduct(lesson.evidence, lesson.shopperOffset)));
+          }
+        }
+      }
+      written.push(lesson);
+      const waiting = plan.kind === 'wait';
+      if (waiting !== line.lessonWaiting) waitingChanged.push({ ...line, waiting });
+    }
+    await this.evidence.add(manager, store, delta, now);
+    await this.lessons.write(manager, store, written, now);
+    await this.lineSummaries.setWaiting(manager, store.id, waitingChanged);
+  }
+
+  /** The lesson a plan leaves on its line (null: the line keeps what it had). */
+  private lessonOf(
+    plan: Plan,
+    before: LineLesson | undefined,
+    outcomes: ReadonlyMap<string, OutcomeSizesRow>,
+    decisionRows: ReadonlyMap<string, Awaited<ReturnType<LineLessonsRepository['decisions']>>[number]>,
+    evidenceOfOutcome: (row: OutcomeSizesRow) => Evidence | null,
+    offsets: ReadonlyMap<string, number>,
+  ): LineLesson | null {
+    const { orderId, lineItemId } = plan.line;
+    switch (plan.kind) {
+      case 'wait': {
+        const { outcome } = plan;
+        const base = { orderId, lineItemId, productId: outcome.productId as string, variantId: outcome.variantId };
+        return { ...base, eventId: outcome.id, occurredAt: outcome.occurredAt, counted: false, ...NOTHING_COUNTED };
+      }
+      case 'teach': {
+        const row = outcomes.get(plan.eventId);
+        if (row === undefined) return null;
+        const evidence = evidenceOfOutcome(row);
+        const offset = row.shopper_digest && evidence ? (offsets.get(row.product_id) ?? 0) : null;
+        return {
+          orderId,
+          lineItemId,
+          productId: row.product_id,
+          variantId: plan.variantId,
+          eventId: row.id,
+          occurredAt: row.occurred_at,
+          counted: true,
+          productTypeId: row.product_type_id,
+          evidence,
+          shopperDigest: offset === null ? null : row.shopper_digest,
+          shopperOffset: offset,
+        };
+      }
+      case 'decision': {
+        const row = decisionRows.get(lineKey(orderId, lineItemId));
+        if (row === undefined) return null;
+        const evidence = overrideEvidence({ chosen: row.chosen, reference: row.reference }, row.decided_at);
+        if (evidence === null && before === undefined) return null;
+        return {
+          orderId,
+          lineItemId,
+          productId: row.product_id,
+          variantId: plan.line.purchasedVariantId,
+          eventId: null,
+          occurredAt: row.decided_at,
+          counted: true,
+          productTypeId: row.product_type_id,
+          evidence,
+          shopperDigest: null,
+          shopperOffset: null,
+        };
+      }
+      case 'nothing':
+        return { ...plan.previous, eventId: null, counted: true, ...NOTHING_COUNTED };
+    }
+  }
+}
+
+const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null } as const;
+
+/**
+ * What a line is to teach, given what it teaches now (`before`), its latest outcome stored now and whether it was just
+ * bought after an overriding session. An outcome of another variant than the one bought teaches nothing; one no later
+ * than the line's own outcome changes nothing; a decision counts only while the line has no outcome.
+ */
+function planOf(
+  line: LineState,
+  before: LineLesson | undefined,
+  latest: ReadonlyMap<string, FitEvent>,
+  decisions: ReadonlyMap<string, string>,
+): Plan[] {
+  const key = lineKey(line.orderId, line.lineItemId);
+  const bought = line.purchasedVariantId;
+  const outcome = latest.get(key);
+  const beforeOutcome = before?.eventId ? { id: before.eventId, occurredAt: before.occurredAt } : null;
+  if (outcome && (bought === null || outcome.variantId === bought) && (beforeOutcome === null || isLater(outcome, beforeOutcome))) {
+    return [bought === null ? { kind: 'wait', line, outcome } : { kind: 'teach', line, eventId: outcome.id, variantId: outcome.variantId }];
+  }
+  if (before && !before.counted && bought !== null) {
+    return [
+      before.variantId === bought
+        ? { kind: 'teach', line, eventId: before.eventId as string, variantId: before.variantId }
+        : { kind: 'nothing', line, previous: before },
+    ];
+  }
+  const sessionId = decisions.get(key);
+  if (sessionId !== undefined && bought !== null && beforeOutcome === null && !before?.counted) {
+    return [{ kind: 'decision', line, sessionId }];
+  }
+  return [];
+}
