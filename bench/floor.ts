@@ -368,13 +368,16 @@ async function ingestAlone(principal: Principal, d: Draft, now: Date): Promise<R
                    AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = $7::uuid
                                                        AND date_trunc('milliseconds', s.created_at) <= $14::timestamptz))
                 ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
-                RETURNING order_id, line_item_id),
-          l AS (INSERT INTO order_lines (store_id, order_id, line_item_id)
-                SELECT $3, order_id, line_item_id FROM e WHERE $6::text = 'purchase'
-                ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING)
+                RETURNING order_id, line_item_id, variant_id),
+          l AS (INSERT INTO order_lines AS l (store_id, order_id, line_item_id, purchased_variant_id)
+                SELECT $3, order_id, line_item_id, variant_id FROM e WHERE $6::text = 'purchase'
+                ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE
+                  SET purchased_variant_id = coalesce(l.purchased_variant_id, EXCLUDED.purchased_variant_id)
+                RETURNING lesson_waiting)
      SELECT EXISTS (SELECT FROM e) AS inserted, EXISTS (SELECT FROM p) AS product,
             (SELECT product_id FROM v) AS variant_product, (SELECT product_id FROM s) AS session_product,
-            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended`,
+            (SELECT created_at FROM s) AS session_created_at, (SELECT recommended FROM s) AS session_recommended,
+            coalesce((SELECT lesson_waiting FROM l), false) AS lesson_waiting`,
     values: [...rowValues(principal, d, id, now), true],
   });
   const [row] = rows;
@@ -402,12 +405,14 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
     name: 'floor.load-references',
     text: `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
           v AS (SELECT id, product_id FROM variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
-          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended
+          s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended,
+                       outcome IS NOT DISTINCT FROM 'overridden' AS overridden
                   FROM sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
-     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended
+     SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended,
+            NULL::boolean AS overridden
        FROM p
-     UNION ALL SELECT 'variant', id, product_id, NULL, NULL FROM v
-     UNION ALL SELECT 'session', id, product_id, created_at, recommended FROM s`,
+     UNION ALL SELECT 'variant', id, product_id, NULL, NULL, NULL FROM v
+     UNION ALL SELECT 'session', id, product_id, created_at, recommended, overridden FROM s`,
     values: [principal.storeId, [d.productId], [d.variantId], [d.sessionId]],
   });
   const found: Found = { product: false, variantProduct: null, sessionProduct: null, sessionCreatedAt: null, sessionRecommended: null };
@@ -431,15 +436,18 @@ async function loadReferences(db: Queryable, principal: Principal, d: Draft): Pr
 async function recordPurchaseLine(db: Queryable, principal: Principal, d: Draft, session: Found): Promise<void> {
   const { rows } = await db.query<{ size_returned_at: Date | null; kept_at: Date | null; size_exchanged_at: Date | null }>({
     name: 'floor.upsert-order-lines',
-    text: `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
-     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at)
+    text: `INSERT INTO order_lines AS l (store_id, order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at,
+                                 purchased_variant_id)
+     SELECT $1, t.* FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::uuid[])
+       AS t(order_id, line_item_id, size_returned_at, kept_at, size_exchanged_at, purchased_variant_id)
      ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
        size_returned_at = LEAST(l.size_returned_at, EXCLUDED.size_returned_at),
        kept_at = LEAST(l.kept_at, EXCLUDED.kept_at),
-       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at)
-     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at`,
-    values: [principal.storeId, [d.orderId], [d.lineItemId], [null], [null], [null]],
+       size_exchanged_at = LEAST(l.size_exchanged_at, EXCLUDED.size_exchanged_at),
+       purchased_variant_id = coalesce(l.purchased_variant_id, EXCLUDED.purchased_variant_id)
+     RETURNING l.order_id, l.line_item_id, l.size_returned_at, l.kept_at, l.size_exchanged_at, l.purchased_variant_id,
+               l.lesson_waiting`,
+    values: [principal.storeId, [d.orderId], [d.lineItemId], [null], [null], [null], [d.variantId]],
   });
   const [line] = rows;
   const iso = (at: Date | null) => at?.toISOString() ?? null;
