@@ -114,8 +114,9 @@ export function markdown(
       (c) => `| ${c.outcomes} | ${c.learned.map((l) => `${signed(l.size_steps)} ± ${l.sd.toFixed(2)} (${l.outcomes})`).join(' | ')} |`,
     ),
     '',
-    'The service’s count also holds the decisions for another size than both the recommendation and the stated chart’s ' +
-      'answer (weak evidence); taking a learned recommendation is not counted.',
+    'The service counts one lesson per order line: its outcome, or, until the outcome arrives, the decision for another ' +
+      'size than both the recommendation and the stated chart’s answer when that size was bought (weak evidence); a shopper ' +
+      'who never reports leaves only that decision.',
     '',
     `#### Per product after ${last.outcomes} outcomes each (exact-size accuracy on new shoppers)`,
     '',
