@@ -1,7 +1,7 @@
 /** The statements of the event path are prepared: PostgreSQL parses and plans each once per connection. */
 import { describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { useApp } from '../support/app.js';
+import { bearer, useApp } from '../support/app.js';
 import { ago, eventsApi, minutes, uniqueId } from '../support/event-fixtures.js';
 
 const onPostgres = process.env.DATABASE_URL !== undefined;
@@ -39,5 +39,36 @@ describe('statements of the event path', () => {
       expect.arrayContaining(['api-keys.authenticate', 'events.insert-one', 'events.insert-alone', 'events.find-stored']),
     );
     expect(names.get('events.insert-alone')).toMatch(/^WITH p AS \(SELECT id FROM products/);
+  });
+
+  // Learning keeps one lesson per order line; what teaches nothing (a purchase with no outcome waiting for it, alone or
+  // naming its session) must not pay for it: none of its statements is ever prepared until an outcome comes.
+  (onPostgres ? it.skip : it)('of a purchase with no outcome waiting read nothing of what outcomes teach', async () => {
+    const shop = await newShop();
+    const learning = async () => {
+      const rows: Array<{ name: string }> = await t.app.get(DataSource).query('SELECT name FROM pg_prepared_statements');
+      return rows.map((row) => row.name).filter((name) => /^(line-lessons|fit-evidence)\./.test(name));
+    };
+    const session = await t
+      .http()
+      .post(`/v1/stores/${shop.storeId}/sessions`)
+      .set(bearer(shop.secret))
+      .send({ product_id: shop.productId });
+    expect(session.status).toBe(201);
+    const line = () => ({ order_id: uniqueId('order'), line_item_id: uniqueId('line'), variant_id: shop.variants.M });
+    const purchase = (fields: object) => ({
+      source: 'checkout',
+      external_id: uniqueId(),
+      type: 'purchase',
+      product_id: shop.productId,
+      occurred_at: new Date().toISOString(),
+      ...fields,
+    });
+    const bought = line();
+    await deliver(shop, purchase(bought));
+    await deliver(shop, purchase({ ...line(), session_id: session.body.id }));
+    expect(await learning()).toEqual([]);
+    await deliver(shop, { ...purchase(bought), type: 'item_kept' });
+    expect(await learning()).toEqual(expect.arrayContaining(['line-lessons.read']));
   });
 });

@@ -148,6 +148,26 @@ describe('what outcomes can teach', () => {
     expect(waiting.waiting).toBe(0);
   });
 
+  it('measures an outcome that came before its purchase from the session the purchase names', async () => {
+    /** A line bought in M after a session answered as SHOPPER (the chart says L) and kept, told in `order`. */
+    const keptAfterSession = async (order: 'outcome first' | 'purchase first') => {
+      const shop = await newShop();
+      const started = await startRaw(shop, { product_id: shop.productId });
+      const session = await answer(shop, started.body.id, SHOPPER);
+      const l = line(shop, 'M');
+      const purchase = eventBody('purchase', shop, { ...l, session_id: session.id, occurred_at: now() });
+      const kept = eventBody('item_kept', shop, { ...l, occurred_at: at(-1) });
+      for (const event of order === 'outcome first' ? [kept, purchase] : [purchase, kept]) {
+        expect((await postRaw(shop, event)).status).toBe(201);
+      }
+      return { shop, chartSays: (session.recommendation as Recommendation).adjustment.chart_size_label };
+    };
+    const [late, usual] = [await keptAfterSession('outcome first'), await keptAfterSession('purchase first')];
+    expect(late.chartSays).toBe('L');
+    expect((await fitOf(late.shop)).learned.outcomes).toBe(1);
+    expectSameSums(await sumsOf(late.shop), await sumsOf(usual.shop));
+  });
+
   it('counts an outcome and its purchase sent at the same time exactly once, whichever is stored first', async () => {
     const shop = await newShop();
     const lines = Array.from({ length: 12 }, () => line(shop, 'M'));
