@@ -4,6 +4,7 @@ import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
+import { LearningService } from '../learning/learning.service.js';
 import { retried, Transactions } from '../database/transactions.js';
 import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
@@ -12,7 +13,6 @@ import type { FitEvent } from './event.entity.js';
 import { checkOccurredAt, deliveryKey, draftEvent, type EventDraft } from './event-rules.js';
 import { EventsRepository, type References } from './events.repository.js';
 import { LineSummariesRepository, touchesOnlyItsLine } from './line-summaries.repository.js';
-import { OutcomeLessonsService } from './outcome-lessons.service.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 type EventResult =
@@ -39,7 +39,7 @@ export class EventsService {
     private readonly transactions: Transactions,
     private readonly events: EventsRepository,
     private readonly lineSummaries: LineSummariesRepository,
-    private readonly lessons: OutcomeLessonsService,
+    private readonly learning: LearningService,
   ) {}
 
   /** One event, as the body of a request: refused as a whole (400) if it is not a well-formed event. */
@@ -134,7 +134,9 @@ export class EventsService {
       }
 
       const summed = await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
-      await this.lessons.record(manager, store, stored, summed, (id) => references.sessions.get(id)?.overridden === true, now);
+      const overridden = (id: string) => references.sessions.get(id)?.overridden === true;
+      const waiting = await this.learning.recordOutcomes(manager, store, stored, summed, overridden, now);
+      await this.lineSummaries.setWaiting(manager, store.id, waiting);
       return results;
     });
   }
@@ -164,7 +166,10 @@ export class EventsService {
       // a purchase whose line has an outcome waiting for it: the outcome is counted now (were the process to stop
       // before, the next event of the line that runs in a transaction counts it)
       const line = { orderId: row.orderId, lineItemId: row.lineItemId };
-      await this.transactions.run((manager) => this.lessons.countWaiting(manager, store, line, now));
+      await this.transactions.run(async (manager) => {
+        const lines = await this.lineSummaries.lockLines(manager, store.id, [line]);
+        await this.lineSummaries.setWaiting(manager, store.id, await this.learning.countWaiting(manager, store, lines, now));
+      });
     }
     if (inserted) {
       results[index] = { status: 201, event: EventResponse.from(row) };

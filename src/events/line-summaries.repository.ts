@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
+import { type LinkedLine, lineKey, type OrderLineState, type WaitingChange } from '../learning/order-lines.js';
 import type { FitEvent } from './event.entity.js';
 
 /** The earliest outcome of each kind seen for one order line (null: none yet), and its first purchase's variant. */
@@ -14,25 +15,11 @@ interface LineOutcomes {
   purchase: { variantId: string | null; at: Date } | null;
 }
 
-/**
- * An order line as it stands once events are summed up, under its row's lock: the variant its first purchase bought
- * (null: no purchase stored yet), and whether an outcome of it waits for that purchase (learning from outcomes).
- */
-export interface LineState {
-  readonly orderId: string;
-  readonly lineItemId: string;
-  readonly purchasedVariantId: string | null;
-  readonly lessonWaiting: boolean;
-}
-
 /** What summing up events did to their order lines: each touched line's state, and the lines newly linked to sessions. */
-export interface SummedLines {
-  readonly lines: ReadonlyMap<string, LineState>;
-  readonly linked: readonly { readonly sessionId: string; readonly orderId: string; readonly lineItemId: string }[];
+interface SummedLines {
+  readonly lines: ReadonlyMap<string, OrderLineState>;
+  readonly linked: readonly LinkedLine[];
 }
-
-/** An order line's key in `SummedLines.lines`. */
-export const lineKey = (orderId: string, lineItemId: string): string => JSON.stringify([orderId, lineItemId]);
 
 const earliest = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a <= b ? a : b);
 const byKey = <T>(entries: Map<string, T>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
@@ -216,7 +203,7 @@ export class LineSummariesRepository {
 
     const lines = byKey(touched);
     const current = new Map<string, LineOutcomes>();
-    const states = new Map<string, LineState>();
+    const states = new Map<string, OrderLineState>();
     const upserted = await run(manager, UPSERT_ORDER_LINES, [
       store.id,
       lines.map((l) => l.orderId),
@@ -294,7 +281,7 @@ export class LineSummariesRepository {
     manager: EntityManager,
     storeId: string,
     lines: readonly { orderId: string; lineItemId: string }[],
-  ): Promise<Map<string, LineState>> {
+  ): Promise<Map<string, OrderLineState>> {
     const rows = await run(manager, LOCK_LINES, [storeId, lines.map((l) => l.orderId), lines.map((l) => l.lineItemId)]);
     return new Map(
       rows.map((row) => [
@@ -310,7 +297,7 @@ export class LineSummariesRepository {
   }
 
   /** Marks lines whose outcome waits for their purchase, or no longer does, in the transaction holding their rows. */
-  async setWaiting(manager: EntityManager, storeId: string, lines: readonly (LineState & { waiting: boolean })[]): Promise<void> {
+  async setWaiting(manager: EntityManager, storeId: string, lines: readonly WaitingChange[]): Promise<void> {
     if (!lines.length) return;
     await run(manager, SET_WAITING, [storeId, lines.map((l) => l.orderId), lines.map((l) => l.lineItemId), lines.map((l) => l.waiting)]);
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { LearningModule } from '../learning/learning.module.js';
 import { ProductFitController } from './product-fit.controller.js';
 import { ProductFitService } from './product-fit.service.js';
 import { QuestionnairesController } from './questionnaires.controller.js';
@@ -16,10 +17,10 @@ import { ShoppersRepository } from './shoppers.repository.js';
 
 /**
  * Questionnaires, fit sessions and how products fit; reads the catalog, records its events through the events module and
- * learns from the evidence that module keeps.
+ * reads what the learning module learned from outcomes.
  */
 @Module({
-  imports: [CatalogModule, EventsModule],
+  imports: [CatalogModule, EventsModule, LearningModule],
   controllers: [QuestionnairesController, SessionsController, ProductFitController, ShoppersController],
   providers: [
     QuestionnairesService,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CatalogLookups } from '../catalog/catalog-lookups.service.js';
-import { FitEvidenceRepository, type SizeOutcomes } from '../events/fit-evidence.repository.js';
+import { LearningService } from '../learning/learning.service.js';
+import type { SizeOutcomes } from '../learning/order-lines.js';
 import type { Store } from '../stores/store.entity.js';
 import {
   type FitDirection,
@@ -44,7 +45,7 @@ const presentOffset = (offset: LearnedOffset): LearnedFitResponse => ({
 @Injectable()
 export class ProductFitService {
   constructor(
-    private readonly evidence: FitEvidenceRepository,
+    private readonly evidence: LearningService,
     private readonly catalog: CatalogLookups,
   ) {}
 

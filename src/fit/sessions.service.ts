@@ -6,7 +6,7 @@ import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { Transactions } from '../database/transactions.js';
-import { FitEvidenceRepository } from '../events/fit-evidence.repository.js';
+import { LearningService } from '../learning/learning.service.js';
 import { SessionEventsService } from '../events/session-events.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { readAnswers, toCentimetres } from './answers.js';
@@ -36,7 +36,7 @@ export class SessionsService {
     private readonly questionnaires: QuestionnairesRepository,
     private readonly sessionEvents: SessionEventsService,
     private readonly catalog: CatalogLookups,
-    private readonly evidence: FitEvidenceRepository,
+    private readonly evidence: LearningService,
     private readonly shoppers: ShoppersRepository,
     private readonly idempotentRequests: IdempotentRequests,
   ) {}

@@ -47,7 +47,7 @@ describe('statements of the event path', () => {
     const shop = await newShop();
     const learning = async () => {
       const rows: Array<{ name: string }> = await t.app.get(DataSource).query('SELECT name FROM pg_prepared_statements');
-      return rows.map((row) => row.name).filter((name) => /^(line-lessons|fit-evidence)\./.test(name));
+      return rows.map((row) => row.name).filter((name) => /^(line-lessons|evidence)\./.test(name));
     };
     const session = await t
       .http()

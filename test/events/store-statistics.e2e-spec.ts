@@ -56,8 +56,12 @@ const STATEMENTS: Record<string, Call> = {
   'line-summaries.copy-outcomes': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`, `'{NULL}'`, `'{NULL}'`, `'{NULL}'`],
   'line-summaries.first-purchases': (i) => [`'${i.store}'`, uuids(i.session), `'{2026-01-01T00:00:00Z}'`],
   'line-summaries.mark-recommended': (i) => [`'${i.store}'`, `'${i.session}'`],
-  'fit-evidence.outcome-sizes': (i) => [`'${i.store}'`, uuids(i.event)],
-  'fit-evidence.size-outcomes': (i) => [`'${i.store}'`, `'${i.product}'`],
+  'line-summaries.lock-lines': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`],
+  'line-summaries.set-waiting': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`, `'{false}'`],
+  'evidence.outcome-sizes': (i) => [`'${i.store}'`, uuids(i.event)],
+  'evidence.size-outcomes': (i) => [`'${i.store}'`, `'${i.product}'`],
+  'line-lessons.read': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`],
+  'line-lessons.decisions': (i) => [`'${i.store}'`, uuids(i.session), `'{order-1}'`, `'{line-1}'`],
   'catalog.lock-product': (i) => [`'${i.product}'`, `'${i.store}'`],
   'shoppers.unlink': (i) => [`'${i.store}'`, `'\\x00'`],
 };
@@ -142,7 +146,12 @@ describe('statements that find rows by key within a store', () => {
          FROM events, generate_series(1, $2) AS n WHERE store_id = $1 AND source = 'storefront'`,
       [known.storeId, KNOWN_ROWS],
     );
-    await sql.query('ANALYZE sessions, order_lines, session_lines, events, products, variants');
+    await sql.query(
+      `INSERT INTO line_lessons (merchant_id, store_id, order_id, line_item_id, product_id, occurred_at, counted, updated_at)
+       SELECT $2, $1, 'order-' || n, 'line-' || n, $3, now(), true, now() FROM generate_series(1, $4) AS n`,
+      [known.storeId, known.tenant.merchantId, known.productId, KNOWN_ROWS],
+    );
+    await sql.query('ANALYZE sessions, order_lines, session_lines, line_lessons, events, products, variants');
 
     // A store created since: the statistics have never seen it.
     const fresh = await newShop();

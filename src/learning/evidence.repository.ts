@@ -4,7 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
-import type { FitEvent } from './event.entity.js';
+import type { SizeOutcomes } from './order-lines.js';
 
 /** The evidence about one product and the levels it is shrunk towards (learning.ts). */
 interface EvidenceLevels {
@@ -135,9 +135,9 @@ function storeEvidenceOf(rows: readonly EvidenceRow[]): StoreEvidence {
 /** An outcome's sizes as positions in its product's current chart, and the shopper its line was bought by. */
 export interface OutcomeSizesRow {
   readonly id: string;
-  readonly type: FitEvent['type'];
-  readonly reason: FitEvent['reason'];
-  readonly fit_feedback: FitEvent['fitFeedback'];
+  readonly type: string;
+  readonly reason: string | null;
+  readonly fit_feedback: string | null;
   readonly occurred_at: Date;
   readonly product_id: string;
   readonly product_type_id: string;
@@ -155,7 +155,7 @@ export interface OutcomeSizesRow {
  * a session, so an outcome cannot make any session's shopper learn from it.
  */
 const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
-  'fit-evidence.outcome-sizes',
+  'evidence.outcome-sizes',
   `SELECT e.id, e.type, e.reason, e.fit_feedback, e.occurred_at, e.product_id, p.product_type_id,
           array_position(c.labels, b.size_label) AS bought,
           array_position(c.labels, x.size_label) AS exchanged_to,
@@ -188,19 +188,19 @@ const SHOPPER_LOCK = `hashtextextended($1::text || encode(d, 'hex'), 0)`;
 
 /** The shoppers the outcomes name, locked shared, in order. */
 const LOCK_SHOPPERS = prepared<never>(
-  'fit-evidence.lock-shoppers',
+  'evidence.lock-shoppers',
   `SELECT pg_advisory_xact_lock_shared(${SHOPPER_LOCK}) FROM (SELECT DISTINCT d FROM unnest($2::bytea[]) AS d ORDER BY d) AS shoppers`,
 );
 
 /** One shopper, locked for her erasure. */
 const LOCK_FOR_ERASURE = prepared<never>(
-  'fit-evidence.lock-for-erasure',
+  'evidence.lock-for-erasure',
   `SELECT pg_advisory_xact_lock(${SHOPPER_LOCK}) FROM (SELECT $2::bytea AS d) AS shopper`,
 );
 
 /** Sums added to each product's row (sorted by product by the caller). */
 const ADD = prepared<never>(
-  'fit-evidence.add',
+  'evidence.add',
   `INSERT INTO fit_evidence AS f (merchant_id, store_id, product_id, product_type_id, ${SUMS}, updated_at)
      SELECT $1, $2, t.product_id, t.product_type_id, ${FROM_UNNESTED}, $3
        FROM unnest($4::uuid[], $5::uuid[], ${unnestSums(6)}) AS t(product_id, product_type_id, ${UNNESTED})
@@ -211,7 +211,7 @@ const ADD = prepared<never>(
 
 /** Sums added to each shopper's row (sorted by digest by the caller). */
 const ADD_SHOPPERS = prepared<never>(
-  'fit-evidence.add-shoppers',
+  'evidence.add-shoppers',
   `INSERT INTO shopper_evidence AS f (merchant_id, store_id, shopper_digest, ${SUMS}, updated_at)
      SELECT $1, $2, decode(t.digest, 'hex'), ${FROM_UNNESTED}, $3
        FROM unnest($4::text[], ${unnestSums(5)}) AS t(digest, ${UNNESTED})
@@ -220,26 +220,23 @@ const ADD_SHOPPERS = prepared<never>(
 );
 
 /** One shopper's sums. */
-const SHOPPER = prepared<SumsRow>(
-  'fit-evidence.shopper',
-  `SELECT ${SUMS} FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
-);
+const SHOPPER = prepared<SumsRow>('evidence.shopper', `SELECT ${SUMS} FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`);
 
 /** A shopper's lessons, unlinked from her: what they taught stays the products'. */
 const UNLINK_LESSONS = prepared<never>(
-  'fit-evidence.unlink-lessons',
+  'evidence.unlink-lessons',
   `UPDATE line_lessons SET shopper_digest = NULL, shopper_offset = NULL WHERE store_id = (SELECT $1::uuid) AND shopper_digest = $2`,
 );
 
 /** One shopper's sums, deleted. */
 const FORGET_SHOPPER = prepared<never>(
-  'fit-evidence.forget-shopper',
+  'evidence.forget-shopper',
   `DELETE FROM shopper_evidence WHERE store_id = $1 AND shopper_digest = $2`,
 );
 
 /** New sums added to their product types' running rows (`fit_evidence_types`), in the products' transaction. */
 const ADD_TYPES = prepared<never>(
-  'fit-evidence.add-types',
+  'evidence.add-types',
   `INSERT INTO fit_evidence_types AS f (merchant_id, store_id, product_type_id, ${SUMS}, updated_at)
      SELECT $1, $2, t.product_type_id, ${FROM_UNNESTED}, $3
        FROM unnest($4::uuid[], ${unnestSums(5)}) AS t(product_type_id, ${UNNESTED})
@@ -260,17 +257,14 @@ const PRODUCT_ROWS = `SELECT f.product_id, p.product_type_id, ${SUMS.split(', ')
     FROM fit_evidence f JOIN products p ON p.store_id = f.store_id AND p.id = f.product_id WHERE f.store_id = $1`;
 
 /** The store's types, and every product row of the store. */
-const STORE_EVIDENCE = prepared<EvidenceRow>('fit-evidence.store', `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS}`);
+const STORE_EVIDENCE = prepared<EvidenceRow>('evidence.store', `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS}`);
 
 /** The store's types, and the rows of the products named ($2). */
-const NAMED_EVIDENCE = prepared<EvidenceRow>(
-  'fit-evidence.named',
-  `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS} AND f.product_id = ANY($2::uuid[])`,
-);
+const NAMED_EVIDENCE = prepared<EvidenceRow>('evidence.named', `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS} AND f.product_id = ANY($2::uuid[])`);
 
 /** What happened to each size of a product: its order lines bought, kept, returned and exchanged for size. */
 const SIZE_OUTCOMES = prepared<SizeOutcomes>(
-  'fit-evidence.size-outcomes',
+  'evidence.size-outcomes',
   `SELECT v.size_label,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.type = 'purchase')::int AS purchased,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.type = 'item_kept')::int AS kept,
@@ -287,24 +281,13 @@ const SIZE_OUTCOMES = prepared<SizeOutcomes>(
     GROUP BY v.size_label`,
 );
 
-/** Order lines of one size of a product, by what happened to them (distinct lines, never units). */
-export interface SizeOutcomes {
-  readonly size_label: string;
-  readonly purchased: number;
-  readonly kept: number;
-  readonly size_returns: number;
-  readonly size_exchanges: number;
-  readonly too_small: number;
-  readonly too_large: number;
-}
-
 /**
  * `fit_evidence`: per product, the decaying sums of what its outcomes said about its fit (fit/engine/learning.ts).
  * Written in the transaction that stores the outcomes, so each stored outcome is counted exactly once; read by the
  * fit flow and the merchant's view of how products fit.
  */
 @Injectable()
-export class FitEvidenceRepository {
+export class EvidenceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** What the stored outcomes say (`OUTCOME_SIZES`), in the caller's transaction. */

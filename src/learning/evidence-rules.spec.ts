@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evidenceOf, type Outcome, overrideEvidence, teachesFit } from './fit-evidence.js';
+import { evidenceOf, type Outcome, overrideEvidence, teachesFit } from './evidence-rules.js';
 
 const at = new Date('2026-11-01T10:00:00Z');
 const outcome = (type: string, fields: Partial<Outcome> = {}): Outcome => ({

@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
 import type { Store } from '../stores/store.entity.js';
-import type { FitEvent } from './event.entity.js';
-import { evidenceOf, overrideEvidence, teachesFit } from './fit-evidence.js';
-import { FitEvidenceRepository, type OutcomeSizesRow } from './fit-evidence.repository.js';
+import { evidenceOf, overrideEvidence, teachesFit } from './evidence-rules.js';
+import { EvidenceRepository, type OutcomeSizesRow } from './evidence.repository.js';
 import { type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
-import { type LineState, lineKey, LineSummariesRepository, type SummedLines } from './line-summaries.repository.js';
+import { type LinkedLine, lineKey, type OrderLineState, type OutcomeEvent, type WaitingChange } from './order-lines.js';
 
 /** An outcome as lessons compare them: the latest of a line, by when it happened, then by id (UUIDv7: by arrival). */
 interface Dated {
@@ -20,13 +19,13 @@ const isLater = (a: Dated, b: Dated): boolean =>
 /** What a line is to teach from now on, decided under its row's lock. */
 type Plan =
   /** Its latest outcome, whose purchase is not stored yet: kept aside, counted when the purchase comes. */
-  | { readonly kind: 'wait'; readonly line: LineState; readonly outcome: FitEvent }
+  | { readonly kind: 'wait'; readonly line: OrderLineState; readonly outcome: OutcomeEvent }
   /** Its latest outcome, of the variant bought: what it teaches replaces what the line taught before. */
-  | { readonly kind: 'teach'; readonly line: LineState; readonly eventId: string; readonly variantId: string | null }
+  | { readonly kind: 'teach'; readonly line: OrderLineState; readonly eventId: string; readonly variantId: string | null }
   /** The decision of the session it was bought after, the line having no outcome yet. */
-  | { readonly kind: 'decision'; readonly line: LineState; readonly sessionId: string }
+  | { readonly kind: 'decision'; readonly line: OrderLineState; readonly sessionId: string }
   /** An outcome that waited for a purchase of another variant: it teaches nothing. */
-  | { readonly kind: 'nothing'; readonly line: LineState; readonly previous: LineLesson };
+  | { readonly kind: 'nothing'; readonly line: OrderLineState; readonly previous: LineLesson };
 
 /** Sums to add, per product (with its type now), per product type and per shopper (hex digest). */
 class SumsDelta {
@@ -54,34 +53,37 @@ const beyondProduct = (evidence: Evidence, offset: number): Evidence => ({
 });
 
 /**
- * Learning from outcomes, one lesson per order line (docs/decisions/009-learning-from-outcomes.md). A line teaches
- * through its latest outcome only, and only once its purchase of that variant is stored; before any outcome, through
- * the decision of the session it was bought after, as a direction. Each change takes back what the line taught before
- * and adds what it teaches now, to its product's, its type's and its shopper's sums, in the transaction that stores the
- * events and holds the line's row, so concurrent deliveries and retries of one line are applied one after the other.
- * Events that teach nothing, and purchases of lines with no outcome waiting, cost no statement here.
+ * Learning how products fit from outcomes (docs/decisions/009-learning-from-outcomes.md), the one service other
+ * modules call: ingestion tells it what it stored, the fit flow and the merchant's views read what it learned.
+ *
+ * One lesson per order line: a line teaches through its latest outcome only, and only once its purchase of that
+ * variant is stored; before any outcome, through the decision of the session it was bought after, as a direction.
+ * Each change takes back what the line taught before and adds what it teaches now, to its product's, its type's and
+ * its shopper's sums, in the transaction that stores the events and holds the line's row, so concurrent deliveries
+ * and retries of one line are applied one after the other. Events that teach nothing, and purchases of lines with no
+ * outcome waiting, cost no statement here.
  */
 @Injectable()
-export class OutcomeLessonsService {
+export class LearningService {
   constructor(
-    private readonly evidence: FitEvidenceRepository,
+    private readonly evidence: EvidenceRepository,
     private readonly lessons: LineLessonsRepository,
-    private readonly lineSummaries: LineSummariesRepository,
   ) {}
 
   /**
-   * What newly stored events change in their lines' lessons, after `recordLineOutcomes` (which locked the lines and
-   * linked them to sessions). `overridden`: whether a session's decision was for another size than recommended.
+   * What newly stored events change in their lines' lessons, in the transaction that stored them and summed them up
+   * (locking their lines and linking them to sessions). `overridden`: whether a session's decision was for another
+   * size than recommended. Returns the lines whose waiting mark changes.
    */
-  async record(
+  async recordOutcomes(
     manager: EntityManager,
     store: Store,
-    stored: readonly FitEvent[],
-    summed: SummedLines,
+    stored: readonly OutcomeEvent[],
+    lines: { readonly lines: ReadonlyMap<string, OrderLineState>; readonly linked: readonly LinkedLine[] },
     overridden: (sessionId: string) => boolean,
     now: Date,
-  ): Promise<void> {
-    const latest = new Map<string, FitEvent>();
+  ): Promise<WaitingChange[]> {
+    const latest = new Map<string, OutcomeEvent>();
     for (const event of stored) {
       if (!teachesFit(event) || event.productId === null || event.orderId === null || event.lineItemId === null) continue;
       const key = lineKey(event.orderId, event.lineItemId);
@@ -89,30 +91,59 @@ export class OutcomeLessonsService {
       if (!known || isLater(event, known)) latest.set(key, event);
     }
     const decisions = new Map(
-      summed.linked.filter((link) => overridden(link.sessionId)).map((link) => [lineKey(link.orderId, link.lineItemId), link.sessionId]),
+      lines.linked.filter((link) => overridden(link.sessionId)).map((link) => [lineKey(link.orderId, link.lineItemId), link.sessionId]),
     );
-    const waiting = [...summed.lines].some(([, line]) => line.lessonWaiting && line.purchasedVariantId !== null);
-    if (!latest.size && !decisions.size && !waiting) return;
-    await this.learn(manager, store, summed.lines, latest, decisions, now);
+    const waiting = [...lines.lines.values()].some((line) => line.lessonWaiting && line.purchasedVariantId !== null);
+    if (!latest.size && !decisions.size && !waiting) return [];
+    return this.learn(manager, store, lines.lines, latest, decisions, now);
   }
 
   /**
-   * A purchase stored on its own (one statement, no transaction) found an outcome of its line waiting: the outcome is
-   * counted now, in a transaction of its own that locks the line as ingestion does.
+   * Outcomes waiting for purchases now stored, counted in the caller's transaction, which holds the lines' rows (a
+   * purchase stored on its own, in one statement, found one waiting). Returns the lines whose waiting mark changes.
    */
-  async countWaiting(manager: EntityManager, store: Store, line: { orderId: string; lineItemId: string }, now: Date): Promise<void> {
-    const lines = await this.lineSummaries.lockLines(manager, store.id, [line]);
-    await this.learn(manager, store, lines, new Map(), new Map(), now);
+  countWaiting(manager: EntityManager, store: Store, lines: ReadonlyMap<string, OrderLineState>, now: Date): Promise<WaitingChange[]> {
+    return this.learn(manager, store, lines, new Map(), new Map(), now);
+  }
+
+  /** The product's evidence with its type's and its store's, in the caller's transaction. */
+  levels(manager: EntityManager, storeId: string, productId: string, productTypeId: string) {
+    return this.evidence.levels(manager, storeId, productId, productTypeId);
+  }
+
+  /** `levels`, read outside a transaction. */
+  currentLevels(storeId: string, productId: string, productTypeId: string) {
+    return this.evidence.currentLevels(storeId, productId, productTypeId);
+  }
+
+  /** A returning shopper's sums (none when she has no outcome yet, or was erased). */
+  shopper(manager: EntityManager, storeId: string, digest: Buffer) {
+    return this.evidence.shopper(manager, storeId, digest);
+  }
+
+  /** Forgets what a shopper's outcomes said, in her erasure's transaction (after her sessions are unlinked). */
+  forgetShopper(manager: EntityManager, storeId: string, digest: Buffer): Promise<void> {
+    return this.evidence.forgetShopper(manager, storeId, digest);
+  }
+
+  /** Per size label, what happened to the product's order lines. */
+  sizeOutcomes(storeId: string, productId: string) {
+    return this.evidence.sizeOutcomes(storeId, productId);
+  }
+
+  /** Every product of the store that has evidence, with its types' sums and the store's. */
+  storeEvidence(storeId: string) {
+    return this.evidence.storeEvidence(storeId);
   }
 
   private async learn(
     manager: EntityManager,
     store: Store,
-    lines: ReadonlyMap<string, LineState>,
-    latest: ReadonlyMap<string, FitEvent>,
+    lines: ReadonlyMap<string, OrderLineState>,
+    latest: ReadonlyMap<string, OutcomeEvent>,
     decisions: ReadonlyMap<string, string>,
     now: Date,
-  ): Promise<void> {
+  ): Promise<WaitingChange[]> {
     const keys = new Set([...latest.keys(), ...decisions.keys()]);
     for (const [key, line] of lines) if (line.lessonWaiting && line.purchasedVariantId !== null) keys.add(key);
     const touched = [...keys].flatMap((key) => lines.get(key) ?? []);
@@ -120,7 +151,7 @@ export class OutcomeLessonsService {
       new Map((await this.lessons.read(manager, store.id, touched)).map((lesson) => [lineKey(lesson.orderId, lesson.lineItemId), lesson]));
     let previous = await readLessons();
     const plans = touched.flatMap((line) => planOf(line, previous.get(lineKey(line.orderId, line.lineItemId)), latest, decisions));
-    if (!plans.length) return;
+    if (!plans.length) return [];
 
     const taught = plans.flatMap((plan) => (plan.kind === 'teach' ? [plan.eventId] : []));
     const decided = plans.flatMap((plan) =>
@@ -154,7 +185,7 @@ export class OutcomeLessonsService {
 
     const delta = new SumsDelta();
     const written: LineLesson[] = [];
-    const waitingChanged: (LineState & { waiting: boolean })[] = [];
+    const waitingChanged: WaitingChange[] = [];
     for (const plan of plans) {
       const { line } = plan;
       const before = previous.get(lineKey(line.orderId, line.lineItemId));
@@ -182,7 +213,7 @@ export class OutcomeLessonsService {
     }
     await this.evidence.add(manager, store, delta, now);
     await this.lessons.write(manager, store, written, now);
-    await this.lineSummaries.setWaiting(manager, store.id, waitingChanged);
+    return waitingChanged;
   }
 
   /** The lesson a plan leaves on its line (null: the line keeps what it had). */
@@ -253,9 +284,9 @@ const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: nu
  * than the line's own outcome changes nothing; a decision counts only while the line has no outcome.
  */
 function planOf(
-  line: LineState,
+  line: OrderLineState,
   before: LineLesson | undefined,
-  latest: ReadonlyMap<string, FitEvent>,
+  latest: ReadonlyMap<string, OutcomeEvent>,
   decisions: ReadonlyMap<string, string>,
 ): Plan[] {
   const key = lineKey(line.orderId, line.lineItemId);

@@ -1,5 +1,4 @@
 import type { Evidence } from '../fit/engine/learning.js';
-import type { FitFeedback, Reason } from './event.entity.js';
 
 /** What an outcome says about sizes, as positions in its product's chart (1 = the smallest; null: not in the chart). */
 interface OutcomeSizes {
@@ -16,8 +15,8 @@ interface OutcomeSizes {
 /** The fields of a stored event that decide what it teaches. */
 export interface Outcome {
   readonly type: string;
-  readonly reason: Reason | null;
-  readonly fitFeedback: FitFeedback | null;
+  readonly reason: string | null;
+  readonly fitFeedback: string | null;
   readonly occurredAt: Date;
 }
 

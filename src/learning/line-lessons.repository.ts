@@ -48,12 +48,9 @@ const READ = prepared<{
   shopper_offset: number | null;
 }>(
   'line-lessons.read',
-  `SELECT ${LESSON_COLUMNS.split(', ')
-    .map((c) => `l.${c.trim()}`)
-    .join(', ')}
-     FROM line_lessons l JOIN unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
-       ON l.order_id = t.order_id AND l.line_item_id = t.line_item_id
-    WHERE l.store_id = (SELECT $1::uuid)`,
+  `SELECT l.* FROM unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
+     CROSS JOIN LATERAL (SELECT ${LESSON_COLUMNS} FROM line_lessons
+                          WHERE store_id = (SELECT $1::uuid) AND order_id = t.order_id AND line_item_id = t.line_item_id) AS l`,
 );
 
 const WRITE = prepared<never>(
@@ -111,7 +108,7 @@ const DECISIONS = prepared<{
 
 const toEvidence = (stored: StoredEvidence | null): Evidence | null => (stored === null ? null : { ...stored, at: new Date(stored.at) });
 
-/** `line_lessons`: per order line, what it teaches now and what that added to the sums (`OutcomeLessonsService`). */
+/** `line_lessons`: per order line, what it teaches now and what that added to the sums (`LearningService`). */
 @Injectable()
 export class LineLessonsRepository {
   /** The lessons of the lines, read in the transaction that holds the lines' rows (so no other changes them meanwhile). */
