@@ -28,7 +28,7 @@ const PUBLIC = {
   merchants: [],
   stores: ['stores.module.ts', 'stores.service.ts', 'store.entity.ts', 'dto'],
   catalog: ['catalog.module.ts', 'catalog-references.ts', 'catalog-lookups.service.ts'],
-  fit: ['engine', 'fit.module.ts', 'product-fit.service.ts', 'dto'],
+  fit: ['fit.module.ts', 'product-fit.service.ts', 'dto'],
   events: ['events.module.ts', 'session-events.service.ts'],
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
@@ -46,6 +46,16 @@ const featureWalls = Object.keys(PUBLIC).flatMap((target) =>
     })),
 );
 
+/** The bottom layer: the sizing engine is pure and imports nothing of the service. */
+const lowerLayers = [
+  {
+    target: './src/sizing',
+    from: './src',
+    except: ['./sizing'],
+    message: 'the sizing engine is the bottom layer: it imports nothing of the service',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/.state/', 'public/'] },
   js.configs.recommended,
@@ -58,7 +68,7 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-duplicates': 'error',
       'import-x/no-self-import': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: featureWalls }],
+      'import-x/no-restricted-paths': ['error', { zones: [...featureWalls, ...lowerLayers] }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },

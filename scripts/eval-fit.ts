@@ -14,11 +14,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BODY_MODEL_COEFFICIENTS } from '../src/fit/engine/body-model.coefficients.js';
-import { BODY_MODEL, compileBodyModel, MODEL_VERSION, type BodyModel } from '../src/fit/engine/body-model.js';
-import { sfc32 } from '../src/fit/engine/draws.js';
-import { recommend } from '../src/fit/engine/recommend.js';
-import type { Chart, Shopper, Zone, ZoneWeights } from '../src/fit/engine/types.js';
+import { BODY_MODEL_COEFFICIENTS } from '../src/sizing/body-model.coefficients.js';
+import { BODY_MODEL, compileBodyModel, MODEL_VERSION, type BodyModel } from '../src/sizing/body-model.js';
+import { sfc32 } from '../src/sizing/draws.js';
+import { recommend } from '../src/sizing/recommend.js';
+import type { Chart, Shopper, Zone, ZoneWeights } from '../src/sizing/types.js';
 import { loadAnsur, projectRoot, type Subject } from './lib/ansur.js';
 import { DEFAULT_FIT_OPTIONS, fitBodyModel, type FitOptions } from './lib/body-model-fit.js';
 import {

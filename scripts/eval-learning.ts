@@ -1,5 +1,5 @@
 /**
- * Evaluates learning from outcomes (src/fit/engine/learning.ts) on real ones: RentTheRunway rentals replayed in time
+ * Evaluates learning from outcomes (src/sizing/learning.ts) on real ones: RentTheRunway rentals replayed in time
  * order through the service's own estimator. Chooses its settings on a validation window before the held-out period,
  * then scores the shipped settings on the held-out period (the last fifth of the file by review date) against the engine
  * that never learns, a per-item majority verdict and the global shares. Writes docs/fit-quality.md (between the
@@ -8,10 +8,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LEARNING, type LearningSettings } from '../src/fit/engine/learning.js';
+import { LEARNING, type LearningSettings } from '../src/sizing/learning.js';
 import { projectRoot } from './lib/ansur.js';
 import { loadRtr, type Rental } from './lib/rtr.js';
-import { USUAL_SIZE_SD } from '../src/fit/engine/usual-size.js';
+import { USUAL_SIZE_SD } from '../src/sizing/usual-size.js';
 import { type ChartAnswers, RTR_ANSWERS, SIZE_STEP } from './lib/rtr-chart.js';
 import { globalPrior, itemMajority, learns, neverLearns, prepareSplit, type PreparedSplit, usualSizes } from './lib/rtr-evaluate.js';
 import { rowLogLosses, scoreVerdicts, type VerdictScores } from './lib/rtr-metrics.js';

@@ -1,5 +1,5 @@
 /**
- * Fits the body model and writes src/fit/engine/body-model.coefficients.ts, deterministically from the files in
+ * Fits the body model and writes src/sizing/body-model.coefficients.ts, deterministically from the files in
  * ../shared/data (NHANES_DIR=… and ANSUR_DIR=… to read them from elsewhere):
  *
  *   npm run fit:body-model
@@ -12,8 +12,8 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { BodyModelCoefficients } from '../src/fit/engine/body-model.schema.js';
-import { SEXES, ZONES } from '../src/fit/engine/types.js';
+import type { BodyModelCoefficients } from '../src/sizing/body-model.schema.js';
+import { SEXES, ZONES } from '../src/sizing/types.js';
 import { loadAnsur, projectRoot, SPLIT_RULE, ZONE_COLUMNS } from './lib/ansur.js';
 import { CIVILIAN_ZONES, fitBodyModel } from './lib/body-model-fit.js';
 import { FOLD_RULE, loadNhanes, MIN_AGE } from './lib/nhanes.js';
@@ -77,7 +77,7 @@ function main(): void {
     `// Sources: ${coefficients.provenance.sourceFiles.map((f) => `${f.name} sha256 ${f.sha256}`).join(', ')}.\n` +
     `import type { BodyModelCoefficients } from './body-model.schema.js';\n\n` +
     `export const BODY_MODEL_COEFFICIENTS: BodyModelCoefficients = ${toSource(coefficients)};\n`;
-  const out = join(root, 'src', 'fit', 'engine', 'body-model.coefficients.ts');
+  const out = join(root, 'src', 'sizing', 'body-model.coefficients.ts');
   writeFileSync(out, source);
 
   console.log(`NHANES from ${nhanes.dir}; ANSUR II from ${ansur.dir}`);

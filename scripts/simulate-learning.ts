@@ -13,7 +13,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sfc32 } from '../src/fit/engine/draws.js';
+import { sfc32 } from '../src/sizing/draws.js';
 import { projectRoot } from './lib/ansur.js';
 import { loadNhanes } from './lib/nhanes.js';
 import { Api } from './lib/sim-api.js';

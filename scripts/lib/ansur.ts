@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ZONES, type Sex, type Zone } from '../../src/fit/engine/types.js';
+import { ZONES, type Sex, type Zone } from '../../src/sizing/types.js';
 
 /** ANSUR II column (lower-cased) of every zone; all are in millimetres. */
 export const ZONE_COLUMNS: Readonly<Record<Zone, string>> = {

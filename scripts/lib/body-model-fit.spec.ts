@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { BODY_MODEL_COEFFICIENTS } from '../../src/fit/engine/body-model.coefficients.js';
+import { BODY_MODEL_COEFFICIENTS } from '../../src/sizing/body-model.coefficients.js';
 import { ansurDir, loadAnsur } from './ansur.js';
 import { fitBodyModel } from './body-model-fit.js';
 import { loadNhanes, NHANES_FILE, nhanesDir } from './nhanes.js';

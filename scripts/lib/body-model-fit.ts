@@ -3,9 +3,9 @@
  * ANSUR II, joined into one model per sex. `npm run fit:body-model` fits it on all the training data; `npm run eval:fit`
  * refits it on every cross-validation fold. docs/fit-quality.md argues each step.
  */
-import type { RegressionModel, RegressionTerm, SexBodyModel, SpreadModel, SpreadTerm } from '../../src/fit/engine/body-model.schema.js';
-import { cholesky, meanAndCovariance, ols, type Matrix } from '../../src/fit/engine/linalg.js';
-import { ZONES, type Sex, type Zone } from '../../src/fit/engine/types.js';
+import type { RegressionModel, RegressionTerm, SexBodyModel, SpreadModel, SpreadTerm } from '../../src/sizing/body-model.schema.js';
+import { cholesky, meanAndCovariance, ols, type Matrix } from '../../src/sizing/linalg.js';
+import { ZONES, type Sex, type Zone } from '../../src/sizing/types.js';
 import type { Subject } from './ansur.js';
 import type { Person } from './nhanes.js';
 

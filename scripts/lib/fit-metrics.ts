@@ -2,8 +2,8 @@
  * The arithmetic of the fit evaluation (scripts/eval-fit.ts), kept pure so it is unit-tested on hand-made data:
  * scores of predicted sizes against true sizes, the two baselines, and the groups results are reported by.
  */
-import { ols } from '../../src/fit/engine/linalg.js';
-import type { Sex } from '../../src/fit/engine/types.js';
+import { ols } from '../../src/sizing/linalg.js';
+import type { Sex } from '../../src/sizing/types.js';
 
 /** One person's prediction on one chart. Sizes are chart indices (smallest first). */
 export interface Scored {

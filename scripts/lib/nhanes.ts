@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Sex } from '../../src/fit/engine/types.js';
+import type { Sex } from '../../src/sizing/types.js';
 import { projectRoot } from './ansur.js';
 
 export const NHANES_FILE = 'p_demo_bmx_train.csv';

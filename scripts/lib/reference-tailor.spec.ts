@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { bestSize } from '../../src/fit/engine/tailor.js';
-import type { Chart, Zone } from '../../src/fit/engine/types.js';
+import { bestSize } from '../../src/sizing/tailor.js';
+import type { Chart, Zone } from '../../src/sizing/types.js';
 import { referenceBestSize } from './reference-tailor.js';
 
 const ZONES = ['chest', 'waist', 'hip'] as const satisfies readonly Zone[];

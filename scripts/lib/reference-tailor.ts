@@ -6,7 +6,7 @@
  * when they do not, for each used zone the first of them stating it whose max holds the body (else the first with its
  * largest max), and the largest of those. The evaluation checks that the engine, given measured values, always agrees.
  */
-import type { Chart, Zone } from '../../src/fit/engine/types.js';
+import type { Chart, Zone } from '../../src/sizing/types.js';
 
 export function referenceBestSize(
   chart: Chart,

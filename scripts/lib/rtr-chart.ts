@@ -5,7 +5,7 @@
  * residual, shrunk towards 0 by CATEGORY_PRIOR rentals). A missing answer is replaced by the training mean and flagged,
  * so the flag's coefficient carries what not answering says.
  */
-import { ols } from '../../src/fit/engine/linalg.js';
+import { ols } from '../../src/sizing/linalg.js';
 import type { Rental } from './rtr.js';
 
 /** One size step on the shop's scale: its common sizes (4, 8, 12, 16, …) lie 4 apart. */

@@ -4,7 +4,7 @@
  * online replay, so a scored rental's offset is built from earlier rentals alone, the scored ones before it included
  * (the service learns as outcomes arrive).
  */
-import type { LearningSettings } from '../../src/fit/engine/learning.js';
+import type { LearningSettings } from '../../src/sizing/learning.js';
 import { VERDICTS, type Rental, type Verdict } from './rtr.js';
 import { type ChartAnswers, fitChart, RTR_ANSWERS, SIZE_STEP } from './rtr-chart.js';
 import { fitOrdinal, type GapRow, type OrdinalLink, ordinalProbabilities, type Probabilities } from './rtr-ordinal.js';

@@ -5,7 +5,7 @@
  * averaged over it, by the probit approximation E σ(z) ≈ σ(z / √(1 + π b² sd² / 8)) for z normal: an uncertain offset
  * flattens the probabilities towards the cut points. Fitted by maximum likelihood (BHHH steps with step halving).
  */
-import { cholesky, choleskySolve } from '../../src/fit/engine/linalg.js';
+import { cholesky, choleskySolve } from '../../src/sizing/linalg.js';
 import type { Verdict } from './rtr.js';
 
 export interface GapRow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LEARNING } from '../../src/fit/engine/learning.js';
+import { LEARNING } from '../../src/sizing/learning.js';
 import type { Rental, Verdict } from './rtr.js';
 import { evidenceOfRental, itemHistory, replayOffsets } from './rtr-replay.js';
 

@@ -1,5 +1,5 @@
 /**
- * Replaying RentTheRunway rentals, in time order, through the service's own estimator (src/fit/engine/learning.ts):
+ * Replaying RentTheRunway rentals, in time order, through the service's own estimator (src/sizing/learning.ts):
  * each rental is an outcome for its item (the product), its category (the product type) and the one store. Before a
  * rental is recorded, the state built from the earlier ones is read, so every figure is what the service would have
  * known at that moment.
@@ -12,7 +12,7 @@ import {
   type LearningSettings,
   NO_EVIDENCE,
   sumsOf,
-} from '../../src/fit/engine/learning.js';
+} from '../../src/sizing/learning.js';
 import { VERDICTS, type Rental } from './rtr.js';
 
 /**

@@ -3,7 +3,7 @@
  * TRUE chart is that chart moved by a known offset in size steps, so the simulation knows what the service should learn.
  * A shopper's true size is the reference tailor's answer on the true chart with her measured waist and hip.
  */
-import type { Chart, Zone, ZoneWeights } from '../../src/fit/engine/types.js';
+import type { Chart, Zone, ZoneWeights } from '../../src/sizing/types.js';
 import { referenceBestSize } from './reference-tailor.js';
 
 /** The zones the chart measures, equally weighted: NHANES measures both. */

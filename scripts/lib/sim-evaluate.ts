@@ -3,7 +3,7 @@
  * it; the session is left undecided and nothing is bought, so scoring teaches the service nothing. Each answer is
  * scored against her true size on the product's true chart.
  */
-import type { Chart } from '../../src/fit/engine/types.js';
+import type { Chart } from '../../src/sizing/types.js';
 import type { Person } from './nhanes.js';
 import { type Api, mapLimit } from './sim-api.js';
 import { trueSize } from './sim-chart.js';

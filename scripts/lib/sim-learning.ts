@@ -6,8 +6,8 @@
  * concurrency. Each shopper draws from a random stream of her own (seed, product, number).
  */
 import { createHash } from 'node:crypto';
-import { sfc32 } from '../../src/fit/engine/draws.js';
-import type { Chart } from '../../src/fit/engine/types.js';
+import { sfc32 } from '../../src/sizing/draws.js';
+import type { Chart } from '../../src/sizing/types.js';
 import type { Person } from './nhanes.js';
 import { type Api, mapLimit } from './sim-api.js';
 import { trueSize } from './sim-chart.js';

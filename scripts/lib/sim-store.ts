@@ -2,7 +2,7 @@
  * The simulation's merchant and stores, created over the API: one product type of bottoms, products on a body chart,
  * one variant per size. Stores never share what they learn, so each engine compared gets a store of its own.
  */
-import type { Chart } from '../../src/fit/engine/types.js';
+import type { Chart } from '../../src/sizing/types.js';
 import type { Api } from './sim-api.js';
 import { chartBody, ZONE_WEIGHTS } from './sim-chart.js';
 

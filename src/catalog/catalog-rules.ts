@@ -1,6 +1,6 @@
 import type { FieldError } from '../common/problems/problem-error.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
-import { isZone, ZONES, type Zone } from '../fit/engine/types.js';
+import { isZone, ZONES, type Zone } from '../sizing/types.js';
 
 /** The most a zone weight can be; weights are relative, so a small range is plenty. */
 const MAX_ZONE_WEIGHT = 10;

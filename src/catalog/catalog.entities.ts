@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { StoreOwned } from '../common/tenancy/store-owned.entity.js';
-import type { FitAdjustment, Zone, ZoneWeights } from '../fit/engine/types.js';
+import type { FitAdjustment, Zone, ZoneWeights } from '../sizing/types.js';
 
 export const CATEGORIES = ['tops', 'bottoms', 'dresses', 'outerwear', 'shoes', 'other'] as const;
 export type Category = (typeof CATEGORIES)[number];

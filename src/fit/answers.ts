@@ -1,8 +1,8 @@
 import type { FieldError } from '../common/problems/problem-error.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
-import { isZone } from './engine/types.js';
-import { ANSWER_LIMITS, ZONE_LIMITS } from './engine/limits.js';
-import { FIT_PREFERENCES, type FitPreference, SEXES, type Sex, type Shopper, type Zone } from './engine/types.js';
+import { isZone } from '../sizing/types.js';
+import { ANSWER_LIMITS, ZONE_LIMITS } from '../sizing/limits.js';
+import { FIT_PREFERENCES, type FitPreference, SEXES, type Sex, type Shopper, type Zone } from '../sizing/types.js';
 import type { Question } from './fit.entities.js';
 import { isCustomKey } from './questions.js';
 

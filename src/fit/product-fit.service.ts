@@ -12,7 +12,7 @@ import {
   type ProductFitResponse,
   type SizeOutcomesResponse,
 } from './dto/product-fit.dto.js';
-import { type LearnedOffset, learnedOffset, learnedOffsets } from './engine/learning.js';
+import { type LearnedOffset, learnedOffset, learnedOffsets } from '../sizing/learning.js';
 
 /** Within this many size steps either side of zero, a product is true to size. */
 const TRUE_TO_SIZE_STEPS = 0.25;

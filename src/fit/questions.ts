@@ -1,6 +1,6 @@
 import type { FieldError } from '../common/problems/problem-error.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
-import { ZONES } from './engine/types.js';
+import { ZONES } from '../sizing/types.js';
 import type { Question } from './fit.entities.js';
 
 /** Keys the recommendation engine understands; `custom:<name>` keys are kept but not used. */

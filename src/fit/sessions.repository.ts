@@ -9,7 +9,7 @@ import { findInStore, queryInStore } from '../common/tenancy/store-scope.js';
 import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { SessionListQuery } from './dto/session.dto.js';
-import type { FitAdjustment, ZoneWeights } from './engine/types.js';
+import type { FitAdjustment, ZoneWeights } from '../sizing/types.js';
 import { FitSession, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 
 const SESSION_COLUMNS = `s.id, s.merchant_id, s.store_id, s.created_at, s.updated_at, s.product_id, s.size_chart_id,

@@ -1,4 +1,4 @@
-import type { Evidence } from '../fit/engine/learning.js';
+import type { Evidence } from '../sizing/learning.js';
 
 /** What an outcome says about sizes, as positions in its product's chart (1 = the smallest; null: not in the chart). */
 interface OutcomeSizes {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../fit/engine/learning.js';
+import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { SizeOutcomes } from './order-lines.js';
 
@@ -282,7 +282,7 @@ const SIZE_OUTCOMES = prepared<SizeOutcomes>(
 );
 
 /**
- * `fit_evidence`: per product, the decaying sums of what its outcomes said about its fit (fit/engine/learning.ts).
+ * `fit_evidence`: per product, the decaying sums of what its outcomes said about its fit (sizing/learning.ts).
  * Written in the transaction that stores the outcomes, so each stored outcome is counted exactly once; read by the
  * fit flow and the merchant's view of how products fit.
  */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../fit/engine/learning.js';
+import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import { evidenceOf, overrideEvidence, teachesFit } from './evidence-rules.js';
 import { EvidenceRepository, type OutcomeSizesRow } from './evidence.repository.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import type { Evidence } from '../fit/engine/learning.js';
+import type { Evidence } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 
 /**

@@ -11,7 +11,7 @@ import { createStore, expectProblem } from '../support/fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../support/event-fixtures.js';
 import { sessionsApi } from '../support/session-api.js';
 import { createQuestionnaire, createShop, type Shop, SIZES } from '../support/session-fixtures.js';
-import { withUsualSize } from '../../src/fit/engine/usual-size.js';
+import { withUsualSize } from '../../src/sizing/usual-size.js';
 import { canonicalJson } from '../../src/common/http/canonical-json.js';
 
 const SHOPPER = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };

@@ -1,4 +1,4 @@
-import type { Chart, Zone } from '../../src/fit/engine/types.js';
+import type { Chart, Zone } from '../../src/sizing/types.js';
 
 /**
  * A body chart with no ease, for the engine's unit tests: one row per size, its label then a min and a max in cm for

@@ -3,7 +3,7 @@ import { IsIn } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
-import { ZONES, type ZoneWeights } from '../../fit/engine/types.js';
+import { ZONES, type ZoneWeights } from '../../sizing/types.js';
 import { CATEGORIES, type Category, type ProductType } from '../catalog.entities.js';
 import { checkZoneWeights } from '../catalog-rules.js';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';

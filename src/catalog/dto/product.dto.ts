@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
-import { FIT_ADJUSTMENTS, type FitAdjustment } from '../../fit/engine/types.js';
+import { FIT_ADJUSTMENTS, type FitAdjustment } from '../../sizing/types.js';
 import type { Product, Variant } from '../catalog.entities.js';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 

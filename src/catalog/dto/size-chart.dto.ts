@@ -3,7 +3,7 @@ import { IsIn, IsNumber, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { ValidateWith } from '../../common/validation/validate-with.js';
-import { ZONES } from '../../fit/engine/types.js';
+import { ZONES } from '../../sizing/types.js';
 import {
   LENGTH_UNITS,
   type LengthUnit,

@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Learning how products fit from outcomes:
  * - on events, the direction of a size problem on returns and exchanges (`fit_feedback`) and the size a shopper
  *   exchanged to (`new_variant_id`, a variant of the same store, checked to be of the event's product when stored);
- * - `fit_evidence`: the decaying sums of the evidence outcomes gave about each product (fit/engine/learning.ts), added
+ * - `fit_evidence`: the decaying sums of the evidence outcomes gave about each product (sizing/learning.ts), added
  *   to in the transaction that stores the outcome. A product type's and a store's sums are those of their products'
  *   rows, added up when read: sums add exactly, and no row is shared by every outcome of a store.
  */

@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Returning shoppers: a session may name the integrator's pseudonymous id for its shopper (`shopper_ref`), stored only
  * as an HMAC-SHA256 under a random key of the store (`shopper_keys`), so the same id gives unrelated digests in two
  * stores and the clear id is never stored; `shopper_evidence` holds, per store and shopper, the decaying sums of how her
- * outcomes departed from her products' learned fit (fit/engine/learning.ts). Erasing a shopper nulls the digest on her
+ * outcomes departed from her products' learned fit (sizing/learning.ts). Erasing a shopper nulls the digest on her
  * sessions and deletes her sums.
  */
 export class ReturningShoppers1764400000000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Outcomes that bound where a shopper's size lay rather than say it (fit/engine/learning.ts): for size problems with no
+ * Outcomes that bound where a shopper's size lay rather than say it (sizing/learning.ts): for size problems with no
  * direction, whether the size bought lay above or below the chart's answer (the rest were bought at it); and sums of
  * bounds, "at least" and "at most" so many steps (a kept item in the chart's largest or smallest size), one element per
  * step of BOUND_STEPS. Rows written before this count their undirected problems as bought at the chart's answer and

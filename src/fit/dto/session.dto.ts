@@ -4,7 +4,7 @@ import { PageQuery } from '../../common/http/pagination.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsText } from '../../common/validation/text.js';
 import { productIdMessage, variantIdMessage } from '../../catalog/catalog-references.js';
-import { FIT_VERDICTS } from '../engine/types.js';
+import { FIT_VERDICTS } from '../../sizing/types.js';
 import {
   ADJUSTMENT_SOURCES,
   type AdjustmentSource,

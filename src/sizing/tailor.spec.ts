@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { bestSize, effectiveBounds, fitVerdict, usedZones } from './tailor.js';
-import { waistFromM } from '../../../test/support/charts.js';
+import { waistFromM } from '../../test/support/charts.js';
 import type { Chart, FitAdjustment, FitPreference, ZoneWeights } from './types.js';
 
 const tops: Chart = {

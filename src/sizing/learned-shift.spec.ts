@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { offsetNodes, shiftedChart } from './learned-shift.js';
 import { recommend } from './recommend.js';
-import { bodyChart } from '../../../test/support/charts.js';
+import { bodyChart } from '../../test/support/charts.js';
 import type { Chart, RecommendInput } from './types.js';
 
 /** Chest ranges 8 cm wide, waist ranges 6 cm wide. */

@@ -101,7 +101,7 @@ function expectShiftedUp(before: RecommendInput, after: RecommendInput): void {
   }
 }
 
-/** FIT_PROPERTY_RUNS=5000 npm test -- src/fit/engine for a longer hunt. */
+/** FIT_PROPERTY_RUNS=5000 npm test -- src/sizing for a longer hunt. */
 const runs = { numRuns: Number(process.env.FIT_PROPERTY_RUNS ?? 50) };
 
 describe('recommend, properties', () => {

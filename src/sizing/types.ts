@@ -58,7 +58,7 @@ export interface RecommendInput {
   readonly fitAdjustment: FitAdjustment;
   /**
    * What outcomes taught about the product: its sizes run `steps` sizes small (positive) or large (negative), known to
-   * within `sd` steps (fit/engine/learning.ts). Absent: the stated chart alone.
+   * within `sd` steps (sizing/learning.ts). Absent: the stated chart alone.
    */
   readonly learned?: LearnedShift;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from '@jest/globals';
 import { MODEL_VERSION, recommend } from './recommend.js';
 import { bestSize } from './tailor.js';
-import { bodyChart, waistFromM } from '../../../test/support/charts.js';
+import { bodyChart, waistFromM } from '../../test/support/charts.js';
 import { InsufficientAnswersError, type Chart, type RecommendInput, type Shopper } from './types.js';
 
 /** Hip ranges 2 cm above the chest's. */

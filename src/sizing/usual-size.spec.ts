@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { recommend, sizeProbabilities } from './recommend.js';
 import { shiftedChart } from './learned-shift.js';
-import { bodyChart } from '../../../test/support/charts.js';
+import { bodyChart } from '../../test/support/charts.js';
 import { usualSizeIndex, withUsualSize } from './usual-size.js';
 import type { LearnedShift } from './types.js';
 
