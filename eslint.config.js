@@ -18,7 +18,6 @@ const PUBLIC = {
     'api-keys.service.ts',
     'console-accounts.service.ts',
     'console-credentials.ts',
-    'key-secret.ts',
     'scopes.ts',
     'submitted-forms.ts',
     'idempotent-routes.ts',
@@ -30,6 +29,7 @@ const PUBLIC = {
   catalog: ['catalog.module.ts', 'catalog-references.ts', 'catalog-lookups.service.ts'],
   fit: ['fit.module.ts', 'product-fit.service.ts', 'dto'],
   events: ['events.module.ts', 'session-events.service.ts'],
+  problems: ['problems.module.ts'],
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
   console: [],
@@ -46,7 +46,11 @@ const featureWalls = Object.keys(PUBLIC).flatMap((target) =>
     })),
 );
 
-/** The bottom layer: the sizing engine is pure and imports nothing of the service. */
+/**
+ * The lower layers know no feature: the sizing engine imports nothing of the service; configuration, the database and
+ * the common parts import only each other and the engine.
+ */
+const LOWER = ['common', 'config', 'database', 'sizing'];
 const lowerLayers = [
   {
     target: './src/sizing',
@@ -54,6 +58,12 @@ const lowerLayers = [
     except: ['./sizing'],
     message: 'the sizing engine is the bottom layer: it imports nothing of the service',
   },
+  ...LOWER.filter((layer) => layer !== 'sizing').map((layer) => ({
+    target: `./src/${layer}`,
+    from: './src',
+    except: LOWER.map((lower) => `./${lower}`),
+    message: `${layer} is a lower layer: it imports no feature module`,
+  })),
 ];
 
 export default tseslint.config(

@@ -9,7 +9,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { RateLimitStore } from './common/http/rate-limit-store.js';
 import { ProblemDetailsFilter } from './common/problems/problem-details.filter.js';
-import { ProblemsModule } from './common/problems/problems.module.js';
+import { ProblemsModule } from './problems/problems.module.js';
 import { loggerModuleParams } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';

@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
-import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { loadConfig } from '../../src/config/app.config.js';
 
 export interface RunningService {

@@ -5,7 +5,7 @@ import { LARGE_BODY, readJson } from '../common/http/json-body.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
-import { CREDENTIAL_PARAMS } from './key-secret.js';
+import { CREDENTIAL_PARAMS } from '../common/crypto/key-secret.js';
 import { KeyAccess } from './key-access.js';
 import type { MerchantPrincipal } from './principal.js';
 import { StoreAccess } from './store-access.js';

@@ -5,7 +5,7 @@ import { RateLimitStore } from '../common/http/rate-limit-store.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { presentedKey, unauthenticated } from './bearer-token.js';
-import { digestSecret } from './key-secret.js';
+import { digestSecret } from '../common/crypto/key-secret.js';
 
 const WINDOW_SECONDS = 60;
 

@@ -12,7 +12,7 @@ import { unauthenticated } from './bearer-token.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import type { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
-import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from './key-secret.js';
+import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from '../common/crypto/key-secret.js';
 import type { MerchantPrincipal } from './principal.js';
 import { Transactions } from '../database/transactions.js';
 

@@ -1,5 +1,5 @@
 import { ProblemError } from '../common/problems/problem-error.js';
-import { isWellFormedSecret } from './key-secret.js';
+import { isWellFormedSecret } from '../common/crypto/key-secret.js';
 
 /** What a request's `Authorization` header presents. */
 type PresentedKey =

@@ -11,7 +11,7 @@ import { ApiKeysService } from './api-keys.service.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountResponse } from './dto/console-account.response.js';
 import { newToken, readToken, SESSION_COOKIE } from './console-credentials.js';
-import { digestSecret } from './key-secret.js';
+import { digestSecret } from '../common/crypto/key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { ConsoleIdentity } from './principal.js';
 import { dummyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength, verifyPassword } from './passwords.js';

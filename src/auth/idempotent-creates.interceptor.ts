@@ -8,7 +8,7 @@ import { canonicalJson } from '../common/http/canonical-json.js';
 import { sha256 } from '../common/crypto/sha256.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { bearerToken } from './bearer-token.js';
-import { digestSecret } from './key-secret.js';
+import { digestSecret } from '../common/crypto/key-secret.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { IDEMPOTENT_ROUTE, type IdempotentRoute } from './idempotent-routes.js';
 import type { Principal } from './principal.js';

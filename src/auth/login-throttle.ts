@@ -1,6 +1,6 @@
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitStore } from '../common/http/rate-limit-store.js';
-import { digestSecret } from './key-secret.js';
+import { digestSecret } from '../common/crypto/key-secret.js';
 
 /** An email's failures are remembered this long (a success forgets them)… */
 const EMAIL_WINDOW_SECONDS = 24 * 60 * 60;

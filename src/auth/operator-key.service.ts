@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { newId } from '../common/http/ids.js';
-import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from './key-secret.js';
+import { digestSecret, digestsEqual, generateSecret, OPERATOR_KEY_PREFIX } from '../common/crypto/key-secret.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
 
 /**

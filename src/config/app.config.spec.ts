@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from './app.config.js';
-import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../auth/key-secret.js';
+import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../common/crypto/key-secret.js';
 
 const KEY = generateSecret(OPERATOR_KEY_PREFIX);
 /** The key with its last character changed: its checksum no longer matches. */

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import express from 'express';
-import { isWellFormedSecret, OPERATOR_KEY_PREFIX } from '../auth/key-secret.js';
+import { isWellFormedSecret, OPERATOR_KEY_PREFIX } from '../common/crypto/key-secret.js';
 
 /** The service's configuration, read once from the environment and validated before anything starts. */
 export interface AppConfig {

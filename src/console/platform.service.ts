@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConsoleIdentity } from '../auth/principal.js';
 import { newToken } from '../auth/console-credentials.js';
-import { digestSecret } from '../auth/key-secret.js';
+import { digestSecret } from '../common/crypto/key-secret.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import type { Store } from '../stores/store.entity.js';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Store } from '../stores/store.entity.js';
-import { CAVEATS, NO_COUNTS, rates, readRange, utcDays } from './cohort.js';
+import { CAVEATS } from './caveats.js';
+import { NO_COUNTS, rates, readRange, utcDays } from './cohort.js';
 import type { DailyMetricsResponse, MetricsCounts, MetricsQuery, MetricsResponse } from './dto/metrics.dto.js';
 import { type CountsRow, MetricsRepository } from './metrics.repository.js';
 

@@ -1,6 +1,6 @@
 /** Credentials e2e: authentication — every way a key can fail gets the same 401 and Bearer challenge. */
 import { describe, expect, it } from '@jest/globals';
-import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, MERCHANT_KEY_PREFIX, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { apiKeyRequests } from '../support/api-key-fixtures.js';
 import { bearer, useApp } from '../support/app.js';
 import { createTenant, expectUnauthenticated, issueKey, problemShape } from '../support/fixtures.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { apiKeyRequests, KEY_RECORD_FIELDS, SECRET_PATTERN } from '../support/api-key-fixtures.js';
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import { createTenant, expectProblem, expectUnauthenticated, issueKey, TIMESTAMP, UUID } from '../support/fixtures.js';

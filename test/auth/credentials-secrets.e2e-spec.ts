@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { apiKeyRequests } from '../support/api-key-fixtures.js';
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import { createTenant, expectProblem, expectUnauthenticated, issueKey } from '../support/fixtures.js';

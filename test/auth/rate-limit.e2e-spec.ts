@@ -8,7 +8,7 @@ import { bearer, useApp } from '../support/app.js';
 import { ConsoleClient, uniqueEmail } from '../support/console-client.js';
 import { createTenant, expectProblem, issueKey, type Tenant } from '../support/fixtures.js';
 import { FAILED_AUTHENTICATION_COST } from '../../src/auth/api-gate.middleware.js';
-import { generateSecret } from '../../src/auth/key-secret.js';
+import { generateSecret } from '../../src/common/crypto/key-secret.js';
 
 /** Every request of these tests comes from loopback; behind a trusted proxy, each test is its own client address. */
 let lastAddress = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes, scryptSync } from 'node:crypto';
-import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, MERCHANT_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { bearer, OPERATOR_KEY, useApp } from '../support/app.js';
 import {
   auditConsoleAnswers,

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from '@jest/globals';
-import { generateSecret } from '../../src/auth/key-secret.js';
+import { generateSecret } from '../../src/common/crypto/key-secret.js';
 import { MAX_ARRAY_ITEMS } from '../../src/common/http/json-body.js';
 import { bearer, useApp } from '../support/app.js';
 import { createTenant, expectErrors, expectProblem, issueKey } from '../support/fixtures.js';

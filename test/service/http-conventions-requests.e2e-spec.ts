@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { generateSecret } from '../../src/auth/key-secret.js';
+import { generateSecret } from '../../src/common/crypto/key-secret.js';
 import { PROBLEMS } from '../../src/common/problems/problem-catalog.js';
 import { bearer, useApp } from '../support/app.js';
 import { createStore, createTenant } from '../support/fixtures.js';

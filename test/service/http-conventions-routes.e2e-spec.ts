@@ -3,7 +3,7 @@
  * the 500 that reveals nothing.
  */
 import { describe, expect, it, jest } from '@jest/globals';
-import { generateSecret } from '../../src/auth/key-secret.js';
+import { generateSecret } from '../../src/common/crypto/key-secret.js';
 import { StoresService } from '../../src/stores/stores.service.js';
 import { bearer, useApp } from '../support/app.js';
 import { createTenant } from '../support/fixtures.js';

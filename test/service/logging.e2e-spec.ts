@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { generateSecret } from '../../src/auth/key-secret.js';
+import { generateSecret } from '../../src/common/crypto/key-secret.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../support/app.js';
 import { createTenant, issueKey } from '../support/fixtures.js';
 

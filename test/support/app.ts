@@ -5,7 +5,7 @@ import type { App } from 'supertest/types.js';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { type AppConfig, loadConfig } from '../../src/config/app.config.js';
-import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { embeddedTemplate } from './embedded-template.js';
 
 /** The operator key every test app accepts. */

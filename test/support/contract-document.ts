@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
-import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/auth/key-secret.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
 import { loadConfig } from '../../src/config/app.config.js';
 import { embeddedTemplate } from './embedded-template.js';
 

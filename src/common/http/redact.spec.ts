@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { generateSecret, OPERATOR_KEY_PREFIX } from '../../auth/key-secret.js';
+import { generateSecret, OPERATOR_KEY_PREFIX } from '../crypto/key-secret.js';
 import { redactUrl } from './redact.js';
 
 /** The part of a secret that identifies it (everything after `sfk_`). */

@@ -1,4 +1,4 @@
-import { CREDENTIAL_PARAMS, SECRET_LIKE } from '../../auth/key-secret.js';
+import { CREDENTIAL_PARAMS, SECRET_LIKE } from '../crypto/key-secret.js';
 
 /** With the OAuth callback's one-time code, its state and its signature: the console's callback URL carries them. */
 const SENSITIVE_PARAMS = new Set([...CREDENTIAL_PARAMS, 'password', 'code', 'state', 'hmac']);

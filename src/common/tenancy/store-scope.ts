@@ -1,7 +1,11 @@
 import { type EntityManager, type EntityTarget, type FindOptionsWhere, type ObjectLiteral, Raw, type SelectQueryBuilder } from 'typeorm';
 import { isId } from '../http/ids.js';
 import { ProblemError } from '../problems/problem-error.js';
-import type { Store } from '../../stores/store.entity.js';
+
+/** The store a request acts in, as the access guard resolved it (the stores module's `Store` is one). */
+interface StoreRef {
+  readonly id: string;
+}
 
 /** A row that belongs to one store. */
 interface StoreOwnedRow extends ObjectLiteral {
@@ -13,7 +17,7 @@ interface StoreOwnedRow extends ObjectLiteral {
  * The row's store, compared behind an InitPlan so that the row is found by its id whatever the statistics say of the
  * store (src/database/statements.ts, `prepared`).
  */
-const inStore = (store: Store) => Raw((column) => `${column} = (SELECT CAST(:storeId AS uuid))`, { storeId: store.id });
+const inStore = (store: StoreRef) => Raw((column) => `${column} = (SELECT CAST(:storeId AS uuid))`, { storeId: store.id });
 
 /**
  * Reads of a store's data go through these, given the store the access guard resolved for the caller: a row of
@@ -22,7 +26,7 @@ const inStore = (store: Store) => Raw((column) => `${column} = (SELECT CAST(:sto
 export async function findInStore<E extends StoreOwnedRow>(
   manager: EntityManager,
   entity: EntityTarget<E>,
-  store: Store,
+  store: StoreRef,
   id: unknown,
   what: string,
   options: { lock?: boolean } = {},
@@ -46,7 +50,7 @@ export async function findInStore<E extends StoreOwnedRow>(
 export async function findReference<E extends StoreOwnedRow>(
   manager: EntityManager,
   entity: EntityTarget<E>,
-  store: Store,
+  store: StoreRef,
   id: string,
   field: string,
 ): Promise<E> {
@@ -65,7 +69,7 @@ export function queryInStore<E extends StoreOwnedRow>(
   manager: EntityManager,
   entity: EntityTarget<E>,
   alias: string,
-  store: Store,
+  store: StoreRef,
 ): SelectQueryBuilder<E> {
   return manager.createQueryBuilder(entity, alias).where(`${alias}.store_id = :storeId`, { storeId: store.id });
 }

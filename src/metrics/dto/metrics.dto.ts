@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsInstantOrDate } from '../../common/validation/rfc3339.js';
 import { EXAMPLE_ID } from '../../common/openapi/examples.js';
-import { CAVEATS } from '../cohort.js';
+import { CAVEATS } from '../caveats.js';
 
 export class MetricsQuery {
   @ApiPropertyOptional({

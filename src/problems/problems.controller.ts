@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../../auth/access.decorators.js';
-import { isProblemCode, PROBLEMS } from './problem-catalog.js';
-import { ProblemError } from './problem-error.js';
+import { Public } from '../auth/access.decorators.js';
+import { isProblemCode, PROBLEMS } from '../common/problems/problem-catalog.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 
 /** The pages that error bodies point to with `type: "/problems/{code}"`. */
 @ApiExcludeController()
