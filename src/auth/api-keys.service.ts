@@ -127,7 +127,7 @@ export class ApiKeysService {
       // revocation has answered, no key it issued can appear after it.
       if (!(await this.lockIssuer(manager, principal))) throw unauthenticated();
       if (storeId !== null) {
-        const store = isId(storeId) ? await this.stores.findOfMerchant(storeId, principal.merchantId, manager) : null;
+        const store = isId(storeId) ? await this.stores.findOfMerchantIn(manager, storeId, principal.merchantId) : null;
         if (!store) throw ProblemError.field('store_id', 'unknown_store', 'store_id is not a store of this merchant');
       }
       return this.create(manager, principal.merchantId, { name: request.name, scopes, storeId, expiresAt });

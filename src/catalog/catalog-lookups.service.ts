@@ -42,16 +42,9 @@ export class CatalogLookups {
     return variantId;
   }
 
-  /**
-   * The store's product named in the path (404 otherwise), with its chart's size labels in chart order; in the
-   * caller's transaction when it passes its manager.
-   */
-  async productWithSizes(
-    store: Store,
-    id: string,
-    manager: EntityManager = this.products.manager,
-  ): Promise<{ id: string; title: string; productTypeId: string; labels: string[] }> {
-    const { product, labels } = await this.products.getWithSizes(manager, store, id);
+  /** The store's product named in the path (404 otherwise), with its chart's size labels in chart order. */
+  async productWithSizes(store: Store, id: string): Promise<{ id: string; title: string; productTypeId: string; labels: string[] }> {
+    const { product, labels } = await this.products.currentWithSizes(store, id);
     return { id: product.id, title: product.title, productTypeId: product.productTypeId, labels };
   }
 

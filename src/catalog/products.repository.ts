@@ -57,9 +57,9 @@ export class ProductsRepository {
     return findInStore(this.dataSource.manager, Product, store, id, 'product');
   }
 
-  /** The manager for reads outside a transaction. */
-  get manager(): EntityManager {
-    return this.dataSource.manager;
+  /** `getWithSizes`, read outside a transaction. */
+  currentWithSizes(store: Store, id: string): Promise<{ product: Product; labels: string[] }> {
+    return this.getWithSizes(this.dataSource.manager, store, id);
   }
 
   /** The store's product `id` (404 otherwise) with its chart's size labels, in chart order. */

@@ -53,4 +53,13 @@ export class Transactions {
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return transaction(this.dataSource, work);
   }
+
+  /**
+   * `work` without a transaction, retried like one: for a single statement (or statements each atomic and safe to
+   * run again), which needs no `BEGIN` and `COMMIT` round trips. The manager it receives is the pool's: repositories
+   * take it as they take a transaction's, so none of them hands out a manager of its own.
+   */
+  alone<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return retried(() => work(this.dataSource.manager));
+  }
 }

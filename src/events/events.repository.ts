@@ -194,11 +194,6 @@ const INSERT_ONE = prepared<{ id: string }>(
 export class EventsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The manager for statements that run alone, outside a transaction (each is atomic on its own). */
-  get manager(): EntityManager {
-    return this.dataSource.manager;
-  }
-
   /** A page of the store's events, newest first, filtered as the query asks. */
   list<T>(store: Store, query: EventListQuery, present: (event: FitEvent) => T): Promise<Page<T>> {
     const events = queryInStore(this.dataSource.manager, FitEvent, 'event', store);

@@ -81,7 +81,7 @@ export class EventsService {
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
     const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => namesNothing(draft));
     const run = <T>(work: (manager: EntityManager) => Promise<T>) =>
-      oneStatement ? retried(() => work(this.events.manager)) : this.transactions.run(work);
+      oneStatement ? this.transactions.alone(work) : this.transactions.run(work);
 
     return run(async (manager) => {
       const results = [...refused];
@@ -157,7 +157,7 @@ export class EventsService {
     const clock = checkOccurredAt(draft.occurredAt, now);
     const { inserted, references, lessonWaiting } = namesNothing(draft)
       ? {
-          inserted: clock === null && (await retried(() => this.events.insertNew(this.events.manager, [row]))).has(row.id),
+          inserted: clock === null && (await this.transactions.alone((manager) => this.events.insertNew(manager, [row]))).has(row.id),
           references: NO_REFERENCES,
           lessonWaiting: false,
         }
@@ -176,7 +176,7 @@ export class EventsService {
       return results;
     }
     const item = { index, draft, key: deliveryKey(draft.source, draft.externalId), problem: checkAgainstStore(draft, references, now) };
-    const existing = await this.events.findStored(this.events.manager, store, [draft]);
+    const existing = await this.transactions.alone((manager) => this.events.findStored(manager, store, [draft]));
     results[index] = settle(item, existing.get(item.key));
     return results;
   }

@@ -39,9 +39,14 @@ export class StoresService {
     return StoreResponse.from(await this.stores.getById(store.id));
   }
 
-  /** The merchant's store `storeId`, or null (inside the caller's transaction when given its `manager`). */
-  findOfMerchant(storeId: string, merchantId: string, manager?: EntityManager): Promise<Store | null> {
-    return manager ? this.stores.findOfMerchantIn(manager, storeId, merchantId) : this.stores.findOfMerchant(storeId, merchantId);
+  /** The merchant's store `storeId`, or null. */
+  findOfMerchant(storeId: string, merchantId: string): Promise<Store | null> {
+    return this.stores.findOfMerchant(storeId, merchantId);
+  }
+
+  /** `findOfMerchant`, in the caller's transaction. */
+  findOfMerchantIn(manager: EntityManager, storeId: string, merchantId: string): Promise<Store | null> {
+    return this.stores.findOfMerchantIn(manager, storeId, merchantId);
   }
 
   /** Records the shop a store of the merchant is connected to; the number of stores updated (0 or 1). */
