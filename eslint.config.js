@@ -28,7 +28,7 @@ const PUBLIC = {
   stores: ['stores.module.ts', 'stores.service.ts', 'store.entity.ts', 'dto'],
   catalog: ['catalog.module.ts', 'catalog-references.ts', 'catalog-lookups.service.ts'],
   fit: ['fit.module.ts', 'product-fit.service.ts', 'dto'],
-  events: ['events.module.ts', 'session-events.service.ts'],
+  events: ['events.module.ts', 'session-events.service.ts', 'event-types.ts'],
   problems: ['problems.module.ts'],
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],

@@ -21,6 +21,7 @@ import { BoundedEvidence1764500000000 } from './src/database/migrations/17645000
 import { EvidenceByType1764600000000 } from './src/database/migrations/1764600000000-evidence-by-type.js';
 import { IdempotentSubjects1764700000000 } from './src/database/migrations/1764700000000-idempotent-subjects.js';
 import { LineLessons1764800000000 } from './src/database/migrations/1764800000000-line-lessons.js';
+import { EventTypes1764900000000 } from './src/database/migrations/1764900000000-event-types.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -56,6 +57,7 @@ export const migrations = [
   EvidenceByType1764600000000,
   IdempotentSubjects1764700000000,
   LineLessons1764800000000,
+  EventTypes1764900000000,
 ];
 
 /**

@@ -2,16 +2,15 @@ import { sha256 } from '../common/crypto/sha256.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
 import type { EventRequest } from './dto/event.dto.js';
+import { type FitFeedback, type Reason, SERVICE_SOURCE } from './event.entity.js';
 import {
-  type FitFeedback,
   INTEGRATION_EVENT_TYPES,
   type IntegrationEventType,
+  NEW_SIZE_TYPES,
   ORDER_OUTCOME_TYPES,
   REASON_TYPES,
-  type Reason,
   SERVICE_EVENT_TYPES,
-  SERVICE_SOURCE,
-} from './event.entity.js';
+} from './event-types.js';
 
 /** An event that passed every rule that does not depend on the clock or the store: the form it is stored in. */
 export interface EventDraft {
@@ -70,8 +69,8 @@ export function draftEvent(request: EventRequest): EventDraft {
     fail('fit_feedback', 'not_allowed_for_type', `fit_feedback is only sent with reason size on ${REASON_TYPES.join(' and ')} events`);
   }
   if (request.new_variant_id != null) {
-    if (type !== 'size_exchange') {
-      fail('new_variant_id', 'not_allowed_for_type', 'new_variant_id is only sent with size_exchange events');
+    if (!NEW_SIZE_TYPES.includes(type)) {
+      fail('new_variant_id', 'not_allowed_for_type', `new_variant_id is only sent with ${NEW_SIZE_TYPES.join(' and ')} events`);
     } else if (request.variant_id != null && request.new_variant_id.toLowerCase() === request.variant_id.toLowerCase()) {
       fail('new_variant_id', 'same_variant', 'new_variant_id must be another variant than variant_id');
     }

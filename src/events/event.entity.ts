@@ -1,39 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { EventType } from './event-types.js';
 
-/** Types the service records itself, in the transaction of the session change that causes them. */
-export const SERVICE_EVENT_TYPES = [
-  'fit_started',
-  'fit_completed',
-  'recommendation_generated',
-  'recommendation_accepted',
-  'recommendation_overridden',
-] as const;
-export type ServiceEventType = (typeof SERVICE_EVENT_TYPES)[number];
-
-/** Types an integration sends to the events endpoint. */
-export const INTEGRATION_EVENT_TYPES = [
-  'fit_viewed',
-  'add_to_cart',
-  'checkout_started',
-  'purchase',
-  'return_requested',
-  'size_exchange',
-  'item_kept',
-] as const;
-export type IntegrationEventType = (typeof INTEGRATION_EVENT_TYPES)[number];
-
-/** The types about one order line: they need product_id, variant_id, order_id and line_item_id. */
-export const ORDER_OUTCOME_TYPES: readonly string[] = ['purchase', 'return_requested', 'size_exchange', 'item_kept'];
-/** The types that carry a reason. */
-export const REASON_TYPES: readonly string[] = ['return_requested', 'size_exchange'];
 export const REASONS = ['size', 'other'] as const;
 export type Reason = (typeof REASONS)[number];
 /** Which way a size problem went, on returns and exchanges for size: the item was too small or too large. */
 export const FIT_FEEDBACK = ['too_small', 'too_large'] as const;
 export type FitFeedback = (typeof FIT_FEEDBACK)[number];
-
-export type EventType = ServiceEventType | IntegrationEventType;
-export const EVENT_TYPES: readonly EventType[] = [...SERVICE_EVENT_TYPES, ...INTEGRATION_EVENT_TYPES];
 
 /** The `source` of events the service records itself; reserved, so no delivery can collide with them. */
 export const SERVICE_SOURCE = 'size-fit';

@@ -8,6 +8,7 @@ import type { Store } from '../stores/store.entity.js';
 import type { EventListQuery } from './dto/event.dto.js';
 import { FitEvent } from './event.entity.js';
 import { deliveryKey, type EventDraft } from './event-rules.js';
+import { BUYING_TYPES, sqlTypes } from './event-types.js';
 import type { LinkedSession } from './line-summaries.repository.js';
 
 /** The store's rows that events name, read (and locked against deletion) in one query. */
@@ -92,7 +93,7 @@ const INSERT_ALONE = prepared<{
                 ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
                 RETURNING order_id, line_item_id, variant_id),
           l AS (INSERT INTO order_lines AS l (store_id, order_id, line_item_id, purchased_variant_id)
-                SELECT $3, order_id, line_item_id, variant_id FROM e WHERE $6::text = 'purchase'
+                SELECT $3, order_id, line_item_id, variant_id FROM e WHERE $6::text IN (${sqlTypes(BUYING_TYPES)})
                 ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE
                   SET purchased_variant_id = coalesce(l.purchased_variant_id, EXCLUDED.purchased_variant_id)
                 RETURNING lesson_waiting)

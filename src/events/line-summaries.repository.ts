@@ -4,6 +4,7 @@ import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { type LinkedLine, lineKey, type OrderLineState, type WaitingChange } from '../learning/order-lines.js';
 import type { FitEvent } from './event.entity.js';
+import { buysLine, lineOutcome } from './event-types.js';
 
 /** The earliest outcome of each kind seen for one order line (null: none yet), and its first purchase's variant. */
 interface LineOutcomes {
@@ -33,16 +34,15 @@ export interface LinkedSession {
   readonly overridden: boolean;
 }
 
-/** Whether the event changes an order line's outcome times (which its session links copy). */
-const changesOutcome = (event: Pick<FitEvent, 'type' | 'reason'>): boolean =>
-  event.type === 'item_kept' || (event.reason === 'size' && (event.type === 'return_requested' || event.type === 'size_exchange'));
-
 /**
  * Whether storing the event changes no summary but its own order line's row (created if new, its times unchanged):
  * no purchase linking a session, no outcome to copy to links. Such an event needs no transaction of its own.
  */
 export const touchesOnlyItsLine = (event: Pick<FitEvent, 'type' | 'reason' | 'sessionId'>): boolean =>
-  !(event.type === 'purchase' && event.sessionId !== null) && !changesOutcome(event);
+  !(buysLine(event) && event.sessionId !== null) && lineOutcome(event) === null;
+
+/** The field of `LineOutcomes` holding each outcome's time. */
+const OUTCOME_FIELD = { size_returned_at: 'sizeReturnedAt', kept_at: 'keptAt', size_exchanged_at: 'sizeExchangedAt' } as const;
 
 /** Touched lines into `order_lines`, each outcome time the earliest seen, the first purchase's variant kept. */
 const UPSERT_ORDER_LINES = prepared<{
@@ -176,7 +176,8 @@ export class LineSummariesRepository {
         purchase: null,
       };
       const at = event.occurredAt;
-      if (event.type === 'purchase') {
+      const outcome = lineOutcome(event);
+      if (buysLine(event)) {
         if (line.purchase === null || at < line.purchase.at) line.purchase = { variantId: event.variantId, at };
         if (event.sessionId !== null) {
           const linkKey = JSON.stringify([event.sessionId, event.orderId, event.lineItemId]);
@@ -185,14 +186,8 @@ export class LineSummariesRepository {
             links.set(linkKey, { sessionId: event.sessionId, orderId: event.orderId, lineItemId: event.lineItemId, purchasedAt: at });
           }
         }
-      } else if (event.type === 'item_kept') {
-        line.keptAt = earliest(line.keptAt, at);
-        changed.add(key);
-      } else if (event.reason === 'size' && event.type === 'return_requested') {
-        line.sizeReturnedAt = earliest(line.sizeReturnedAt, at);
-        changed.add(key);
-      } else if (event.reason === 'size' && event.type === 'size_exchange') {
-        line.sizeExchangedAt = earliest(line.sizeExchangedAt, at);
+      } else if (outcome !== null) {
+        line[OUTCOME_FIELD[outcome]] = earliest(line[OUTCOME_FIELD[outcome]], at);
         changed.add(key);
       } else {
         continue;

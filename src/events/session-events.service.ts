@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
-import { SERVICE_SOURCE, type ServiceEventType } from './event.entity.js';
+import { SERVICE_SOURCE } from './event.entity.js';
+import type { ServiceEventType } from './event-types.js';
 import { EventsRepository } from './events.repository.js';
 import { LineSummariesRepository } from './line-summaries.repository.js';
 

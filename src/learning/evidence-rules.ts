@@ -1,3 +1,4 @@
+import { lineOutcome } from '../events/event-types.js';
 import type { Evidence } from '../sizing/learning.js';
 
 /** What an outcome says about sizes, as positions in its product's chart (1 = the smallest; null: not in the chart). */
@@ -20,9 +21,8 @@ export interface Outcome {
   readonly occurredAt: Date;
 }
 
-/** Whether an event can teach anything about fit: kept items, and returns and exchanges for size. */
-export const teachesFit = (event: Pick<Outcome, 'type' | 'reason'>): boolean =>
-  event.type === 'item_kept' || (event.reason === 'size' && (event.type === 'return_requested' || event.type === 'size_exchange'));
+/** Whether an event can teach anything about fit: the outcomes of a line (kept items, returns and exchanges for size). */
+export const teachesFit = (event: Pick<Outcome, 'type' | 'reason'>): boolean => lineOutcome(event) !== null;
 
 /**
  * The evidence an outcome gives, in size steps from the chart's own answer. The reference is the size the chart
@@ -37,24 +37,25 @@ export const teachesFit = (event: Pick<Outcome, 'type' | 'reason'>): boolean =>
  * product's chart no longer has, or the chart has one size).
  */
 export function evidenceOf(outcome: Outcome, sizes: OutcomeSizes): Evidence | null {
-  if (!teachesFit(outcome) || sizes.bought === null || sizes.count < 2) return null;
+  const set = lineOutcome(outcome);
+  if (set === null || sizes.bought === null || sizes.count < 2) return null;
   const at = outcome.occurredAt;
   const reference = sizes.recommended ?? sizes.bought;
   const bought = sizes.bought - reference;
   const direction = outcome.fitFeedback === 'too_small' ? 1 : outcome.fitFeedback === 'too_large' ? -1 : null;
-  if (outcome.type === 'item_kept') {
+  if (set === 'kept_at') {
     const kind = bought === 0 ? 'kept' : 'kept_after_override';
     const edge = sizes.bought === sizes.count ? 'at_least' : sizes.bought === 1 ? 'at_most' : undefined;
     return edge ? { kind, steps: bought, bound: edge, bought, at } : { kind, steps: bought, bought, at };
   }
-  if (outcome.type === 'size_exchange' && sizes.exchangedTo !== null && sizes.exchangedTo !== sizes.bought) {
+  if (set === 'size_exchanged_at' && sizes.exchangedTo !== null && sizes.exchangedTo !== sizes.bought) {
     // the size named says which way, and no more than a directed return does: the next size that way, or, named
     // further off, that her size lay there or beyond (a bound, as for the largest size kept)
     const way = Math.sign(sizes.exchangedTo - sizes.bought);
     if (Math.abs(sizes.exchangedTo - sizes.bought) === 1) return { kind: 'size_exchange', steps: bought + way, bought, at };
     return { kind: 'size_exchange', steps: bought + way, bound: way > 0 ? 'at_least' : 'at_most', bought, at };
   }
-  const kind = outcome.type === 'size_exchange' ? 'size_exchange' : 'size_return';
+  const kind = set === 'size_exchanged_at' ? 'size_exchange' : 'size_return';
   if (direction === null) return { kind, steps: null, bought, at };
   return { kind, steps: bought + direction, bought, at };
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
+import { BUYING_TYPES, ORDER_OUTCOME_TYPES, sqlOutcome, sqlTypes } from '../events/event-types.js';
 import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import type { SizeOutcomes } from './order-lines.js';
@@ -266,18 +267,15 @@ const NAMED_EVIDENCE = prepared<EvidenceRow>('evidence.named', `${TYPE_ROWS} UNI
 const SIZE_OUTCOMES = prepared<SizeOutcomes>(
   'evidence.size-outcomes',
   `SELECT v.size_label,
-          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.type = 'purchase')::int AS purchased,
-          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.type = 'item_kept')::int AS kept,
-          count(DISTINCT (e.order_id, e.line_item_id))
-            FILTER (WHERE e.type = 'return_requested' AND e.reason = 'size')::int AS size_returns,
-          count(DISTINCT (e.order_id, e.line_item_id))
-            FILTER (WHERE e.type = 'size_exchange' AND e.reason = 'size')::int AS size_exchanges,
+          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.type IN (${sqlTypes(BUYING_TYPES)}))::int AS purchased,
+          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE ${sqlOutcome('kept_at')})::int AS kept,
+          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE ${sqlOutcome('size_returned_at')})::int AS size_returns,
+          count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE ${sqlOutcome('size_exchanged_at')})::int AS size_exchanges,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.fit_feedback = 'too_small')::int AS too_small,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.fit_feedback = 'too_large')::int AS too_large
      FROM events e
      JOIN variants v ON v.store_id = e.store_id AND v.id = e.variant_id
-    WHERE e.store_id = (SELECT $1::uuid) AND e.product_id = $2
-      AND e.type IN ('purchase', 'item_kept', 'return_requested', 'size_exchange')
+    WHERE e.store_id = (SELECT $1::uuid) AND e.product_id = $2 AND e.type IN (${sqlTypes(ORDER_OUTCOME_TYPES)})
     GROUP BY v.size_label`,
 );
 

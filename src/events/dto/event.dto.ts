@@ -6,16 +6,8 @@ import { IsOmittable } from '../../common/validation/omittable.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
 import { IsText } from '../../common/validation/text.js';
 import { productIdMessage, variantIdMessage } from '../../catalog/catalog-references.js';
-import {
-  EVENT_TYPES,
-  type EventType,
-  FIT_FEEDBACK,
-  type FitEvent,
-  type FitFeedback,
-  INTEGRATION_EVENT_TYPES,
-  type Reason,
-  REASONS,
-} from '../event.entity.js';
+import { FIT_FEEDBACK, type FitEvent, type FitFeedback, type Reason, REASONS } from '../event.entity.js';
+import { EVENT_TYPES, type EventType, INTEGRATION_EVENT_TYPES } from '../event-types.js';
 import { EXAMPLE_ID, EXAMPLE_REQUEST_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export const MAX_QUANTITY = 1_000_000;
