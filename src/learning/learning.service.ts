@@ -43,7 +43,40 @@ class SumsDelta {
     const key = digest.toString('hex');
     this.shoppers.set(key, addSums(this.shoppers.get(key) ?? NO_EVIDENCE, sums));
   }
+
+  /** What a line taught before (`before`, if counted) taken back, and what it teaches now (`lesson`) added. */
+  replace(before: LineLesson | undefined, lesson: LineLesson): void {
+    const typeNow = lesson.productTypeId as string;
+    if (before?.counted && before.evidence) {
+      this.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, negatedSums(sumsOf(before.evidence)));
+      if (before.shopperDigest && before.shopperOffset !== null) {
+        this.addShopper(before.shopperDigest, negatedSums(sumsOf(beyondProduct(before.evidence, before.shopperOffset))));
+      }
+    }
+    if (lesson.evidence) {
+      this.add({ id: lesson.productId, typeNow, countedType: typeNow }, sumsOf(lesson.evidence));
+      if (lesson.shopperDigest && lesson.shopperOffset !== null) {
+        this.addShopper(lesson.shopperDigest, sumsOf(beyondProduct(lesson.evidence, lesson.shopperOffset)));
+      }
+    }
+  }
 }
+
+/** What the planned lessons are read from, once the shoppers they name are locked. */
+interface Taught {
+  /** What each line taught before. */
+  readonly previous: ReadonlyMap<string, LineLesson>;
+  /** What the outcomes to teach say, by event id. */
+  readonly outcomes: ReadonlyMap<string, OutcomeSizesRow>;
+  /** What the decisions to teach say, by line. */
+  readonly decisions: ReadonlyMap<string, DecisionRow>;
+  /** The learned offset of each product a returning shopper's outcome names, before this transaction's lessons. */
+  readonly offsets: ReadonlyMap<string, number>;
+}
+
+type DecisionRow = Awaited<ReturnType<LineLessonsRepository['decisions']>>[number];
+
+const keyOf = (line: { orderId: string; lineItemId: string }) => lineKey(line.orderId, line.lineItemId);
 
 /** A shopper's share of an outcome: its evidence less the product's learned offset when it was counted. */
 const beyondProduct = (evidence: Evidence, offset: number): Evidence => ({
@@ -147,133 +180,127 @@ export class LearningService {
     const keys = new Set([...latest.keys(), ...decisions.keys()]);
     for (const [key, line] of lines) if (line.lessonWaiting && line.purchasedVariantId !== null) keys.add(key);
     const touched = [...keys].flatMap((key) => lines.get(key) ?? []);
-    const readLessons = async () =>
-      new Map((await this.lessons.read(manager, store.id, touched)).map((lesson) => [lineKey(lesson.orderId, lesson.lineItemId), lesson]));
-    let previous = await readLessons();
-    const plans = touched.flatMap((line) => planOf(line, previous.get(lineKey(line.orderId, line.lineItemId)), latest, decisions));
+    const previous = await this.readLessons(manager, store, touched);
+    const plans = touched.flatMap((line) => planOf(line, previous.get(keyOf(line)), latest, decisions));
     if (!plans.length) return [];
 
-    const taught = plans.flatMap((plan) => (plan.kind === 'teach' ? [plan.eventId] : []));
-    const decided = plans.flatMap((plan) =>
-      plan.kind === 'decision' ? [{ sessionId: plan.sessionId, orderId: plan.line.orderId, lineItemId: plan.line.lineItemId }] : [],
-    );
-    const readOutcomes = async () => new Map((await this.evidence.outcomeSizes(manager, store.id, taught)).map((row) => [row.id, row]));
-    let outcomes = await readOutcomes();
-    // shoppers named, by the outcomes or by what the lines taught them before: a shopper's erasure may have committed
-    // since; lock it out, then read again which shoppers they name
-    const replaced = plans.flatMap((plan) => previous.get(lineKey(plan.line.orderId, plan.line.lineItemId)) ?? []);
-    const digests = [...outcomes.values(), ...replaced.map((lesson) => ({ shopper_digest: lesson.shopperDigest }))].flatMap((row) =>
-      row.shopper_digest ? [row.shopper_digest] : [],
-    );
-    if (digests.length) {
-      await this.evidence.lockShoppers(manager, store.id, digests);
-      [previous, outcomes] = [await readLessons(), await readOutcomes()];
-    }
-    const decisionRows = decided.length
-      ? new Map((await this.lessons.decisions(manager, store.id, decided)).map((row) => [lineKey(row.order_id, row.line_item_id), row]))
-      : new Map<string, never>();
-
-    const evidenceOfOutcome = (row: OutcomeSizesRow) =>
-      evidenceOf(
-        { type: row.type, reason: row.reason, fitFeedback: row.fit_feedback, occurredAt: row.occurred_at },
-        { bought: row.bought, exchangedTo: row.exchanged_to, recommended: row.recommended, count: row.sizes },
-      );
-    // a returning shopper's share is measured against her product's offset before this outcome
-    const shopperProducts = new Map<string, string>();
-    for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
-    const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
-
+    const taught = await this.readTaught(manager, store, plans, previous, now);
     const delta = new SumsDelta();
     const written: LineLesson[] = [];
-    const waitingChanged: WaitingChange[] = [];
+    const waiting: WaitingChange[] = [];
     for (const plan of plans) {
-      const { line } = plan;
-      const before = previous.get(lineKey(line.orderId, line.lineItemId));
-      const lesson = this.lessonOf(plan, before, outcomes, decisionRows, evidenceOfOutcome, offsets);
+      const before = taught.previous.get(keyOf(plan.line));
+      const lesson = lessonOf(plan, before, taught);
       if (lesson === null) continue;
-      if (lesson.counted) {
-        const typeNow = lesson.productTypeId as string;
-        if (before?.counted && before.evidence) {
-          const taken = negatedSums(sumsOf(before.evidence));
-          delta.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, taken);
-          if (before.shopperDigest && before.shopperOffset !== null) {
-            delta.addShopper(before.shopperDigest, negatedSums(sumsOf(beyondProduct(before.evidence, before.shopperOffset))));
-          }
-        }
-        if (lesson.evidence) {
-          delta.add({ id: lesson.productId, typeNow, countedType: typeNow }, sumsOf(lesson.evidence));
-          if (lesson.shopperDigest && lesson.shopperOffset !== null) {
-            delta.addShopper(lesson.shopperDigest, sumsOf(beyondProduct(lesson.evidence, lesson.shopperOffset)));
-          }
-        }
-      }
+      if (lesson.counted) delta.replace(before, lesson);
       written.push(lesson);
-      const waiting = plan.kind === 'wait';
-      if (waiting !== line.lessonWaiting) waitingChanged.push({ ...line, waiting });
+      if ((plan.kind === 'wait') !== plan.line.lessonWaiting) waiting.push({ ...plan.line, waiting: plan.kind === 'wait' });
     }
     await this.evidence.add(manager, store, delta, now);
     await this.lessons.write(manager, store, written, now);
-    return waitingChanged;
+    return waiting;
   }
 
-  /** The lesson a plan leaves on its line (null: the line keeps what it had). */
-  private lessonOf(
-    plan: Plan,
-    before: LineLesson | undefined,
-    outcomes: ReadonlyMap<string, OutcomeSizesRow>,
-    decisionRows: ReadonlyMap<string, Awaited<ReturnType<LineLessonsRepository['decisions']>>[number]>,
-    evidenceOfOutcome: (row: OutcomeSizesRow) => Evidence | null,
-    offsets: ReadonlyMap<string, number>,
-  ): LineLesson | null {
-    const { orderId, lineItemId } = plan.line;
-    switch (plan.kind) {
-      case 'wait': {
-        const { outcome } = plan;
-        const base = { orderId, lineItemId, productId: outcome.productId as string, variantId: outcome.variantId };
-        return { ...base, eventId: outcome.id, occurredAt: outcome.occurredAt, counted: false, ...NOTHING_COUNTED };
-      }
-      case 'teach': {
-        const row = outcomes.get(plan.eventId);
-        if (row === undefined) return null;
-        const evidence = evidenceOfOutcome(row);
-        const offset = row.shopper_digest && evidence ? (offsets.get(row.product_id) ?? 0) : null;
-        return {
-          orderId,
-          lineItemId,
-          productId: row.product_id,
-          variantId: plan.variantId,
-          eventId: row.id,
-          occurredAt: row.occurred_at,
-          counted: true,
-          productTypeId: row.product_type_id,
-          evidence,
-          shopperDigest: offset === null ? null : row.shopper_digest,
-          shopperOffset: offset,
-        };
-      }
-      case 'decision': {
-        const row = decisionRows.get(lineKey(orderId, lineItemId));
-        if (row === undefined) return null;
-        const evidence = overrideEvidence({ chosen: row.chosen, reference: row.reference }, row.decided_at);
-        if (evidence === null && before === undefined) return null;
-        return {
-          orderId,
-          lineItemId,
-          productId: row.product_id,
-          variantId: plan.line.purchasedVariantId,
-          eventId: null,
-          occurredAt: row.decided_at,
-          counted: true,
-          productTypeId: row.product_type_id,
-          evidence,
-          shopperDigest: null,
-          shopperOffset: null,
-        };
-      }
-      case 'nothing':
-        return { ...plan.previous, eventId: null, counted: true, ...NOTHING_COUNTED };
-    }
+  private async readLessons(manager: EntityManager, store: Store, lines: readonly OrderLineState[]): Promise<Map<string, LineLesson>> {
+    return new Map((await this.lessons.read(manager, store.id, lines)).map((lesson) => [keyOf(lesson), lesson]));
   }
+
+  /**
+   * What the plans teach from: the outcomes and decisions they count, and the offsets a returning shopper's share is
+   * measured against. A shopper named by an outcome, or by what a line taught before, may have been erased since they
+   * were read: she is locked out first, then they are read again.
+   */
+  private async readTaught(
+    manager: EntityManager,
+    store: Store,
+    plans: readonly Plan[],
+    previous: ReadonlyMap<string, LineLesson>,
+    now: Date,
+  ): Promise<Taught> {
+    const taught = plans.flatMap((plan) => (plan.kind === 'teach' ? [plan.eventId] : []));
+    const readOutcomes = async () => new Map((await this.evidence.outcomeSizes(manager, store.id, taught)).map((row) => [row.id, row]));
+    let outcomes = await readOutcomes();
+    const digests = [
+      ...[...outcomes.values()].map((row) => row.shopper_digest),
+      ...plans.map((plan) => previous.get(keyOf(plan.line))?.shopperDigest ?? null),
+    ].filter((digest) => digest !== null);
+    if (digests.length) {
+      await this.evidence.lockShoppers(manager, store.id, digests);
+      [previous, outcomes] = [
+        await this.readLessons(
+          manager,
+          store,
+          plans.map((plan) => plan.line),
+        ),
+        await readOutcomes(),
+      ];
+    }
+    const decided = plans.flatMap((plan) => (plan.kind === 'decision' ? [{ sessionId: plan.sessionId, ...plan.line }] : []));
+    const decisions = decided.length
+      ? new Map((await this.lessons.decisions(manager, store.id, decided)).map((row) => [lineKey(row.order_id, row.line_item_id), row]))
+      : new Map<string, DecisionRow>();
+    const shopperProducts = new Map<string, string>();
+    for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
+    const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
+    return { previous, outcomes, decisions, offsets };
+  }
+}
+
+/** The lesson a plan leaves on its line (null: the line keeps what it had). */
+function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): LineLesson | null {
+  const { orderId, lineItemId } = plan.line;
+  switch (plan.kind) {
+    case 'wait': {
+      const { outcome } = plan;
+      const base = { orderId, lineItemId, productId: outcome.productId as string, variantId: outcome.variantId };
+      return { ...base, eventId: outcome.id, occurredAt: outcome.occurredAt, counted: false, ...NOTHING_COUNTED };
+    }
+    case 'teach': {
+      const row = taught.outcomes.get(plan.eventId);
+      return row === undefined ? null : outcomeLesson(plan, row, taught.offsets);
+    }
+    case 'decision': {
+      const row = taught.decisions.get(lineKey(orderId, lineItemId));
+      if (row === undefined) return null;
+      const evidence = overrideEvidence({ chosen: row.chosen, reference: row.reference }, row.decided_at);
+      if (evidence === null && before === undefined) return null;
+      const base = { orderId, lineItemId, productId: row.product_id, variantId: plan.line.purchasedVariantId };
+      return {
+        ...base,
+        eventId: null,
+        occurredAt: row.decided_at,
+        counted: true,
+        productTypeId: row.product_type_id,
+        evidence,
+        shopperDigest: null,
+        shopperOffset: null,
+      };
+    }
+    case 'nothing':
+      return { ...plan.previous, eventId: null, counted: true, ...NOTHING_COUNTED };
+  }
+}
+
+/** An outcome's lesson: what it says, and, when its line was bought by a returning shopper, her share of it. */
+function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, offsets: ReadonlyMap<string, number>): LineLesson {
+  const evidence = evidenceOf(
+    { type: row.type, reason: row.reason, fitFeedback: row.fit_feedback, occurredAt: row.occurred_at },
+    { bought: row.bought, exchangedTo: row.exchanged_to, recommended: row.recommended, count: row.sizes },
+  );
+  const offset = row.shopper_digest && evidence ? (offsets.get(row.product_id) ?? 0) : null;
+  return {
+    orderId: plan.line.orderId,
+    lineItemId: plan.line.lineItemId,
+    productId: row.product_id,
+    variantId: plan.variantId,
+    eventId: row.id,
+    occurredAt: row.occurred_at,
+    counted: true,
+    productTypeId: row.product_type_id,
+    evidence,
+    shopperDigest: offset === null ? null : row.shopper_digest,
+    shopperOffset: offset,
+  };
 }
 
 const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null } as const;
