@@ -139,6 +139,43 @@ const MARK_RECOMMENDED = prepared<never>(
       WHERE store_id = (SELECT $1::uuid) AND session_id = $2 AND NOT session_recommended`,
 );
 
+/** A line linked to the session its purchase names, at the time of its earliest purchase naming it. */
+interface Link extends LinkedLine {
+  readonly purchasedAt: Date;
+}
+
+/**
+ * What events change in their order lines, before any statement: each touched line with its earliest outcome times and
+ * first purchase, the links purchases make to sessions (the earliest for each), and the lines whose outcome times moved.
+ */
+function summarise(events: readonly FitEvent[]): { touched: Map<string, LineOutcomes>; links: Map<string, Link>; changed: Set<string> } {
+  const touched = new Map<string, LineOutcomes>();
+  const links = new Map<string, Link>();
+  const changed = new Set<string>();
+  for (const event of events) {
+    if (event.orderId === null || event.lineItemId === null) continue;
+    const [orderId, lineItemId, at] = [event.orderId, event.lineItemId, event.occurredAt];
+    const key = lineKey(orderId, lineItemId);
+    const line = touched.get(key) ?? { orderId, lineItemId, sizeReturnedAt: null, keptAt: null, sizeExchangedAt: null, purchase: null };
+    const outcome = lineOutcome(event);
+    if (buysLine(event)) {
+      if (line.purchase === null || at < line.purchase.at) line.purchase = { variantId: event.variantId, at };
+      const linkKey = JSON.stringify([event.sessionId, orderId, lineItemId]);
+      const link = links.get(linkKey);
+      if (event.sessionId !== null && (!link || at < link.purchasedAt)) {
+        links.set(linkKey, { sessionId: event.sessionId, orderId, lineItemId, purchasedAt: at });
+      }
+    } else if (outcome !== null) {
+      line[OUTCOME_FIELD[outcome]] = earliest(line[OUTCOME_FIELD[outcome]], at);
+      changed.add(key);
+    } else {
+      continue;
+    }
+    touched.set(key, line);
+  }
+  return { touched, links, changed };
+}
+
 /** The metrics' summaries of order lines: `order_lines`, `session_lines` and `sessions.first_purchased_at`. */
 @Injectable()
 export class LineSummariesRepository {
@@ -161,44 +198,27 @@ export class LineSummariesRepository {
     events: readonly FitEvent[],
     sessions: ReadonlyMap<string, LinkedSession>,
   ): Promise<SummedLines> {
-    const touched = new Map<string, LineOutcomes>();
-    const links = new Map<string, { sessionId: string; orderId: string; lineItemId: string; purchasedAt: Date }>();
-    const changed = new Set<string>();
-    for (const event of events) {
-      if (event.orderId === null || event.lineItemId === null) continue;
-      const key = lineKey(event.orderId, event.lineItemId);
-      const line = touched.get(key) ?? {
-        orderId: event.orderId,
-        lineItemId: event.lineItemId,
-        sizeReturnedAt: null,
-        keptAt: null,
-        sizeExchangedAt: null,
-        purchase: null,
-      };
-      const at = event.occurredAt;
-      const outcome = lineOutcome(event);
-      if (buysLine(event)) {
-        if (line.purchase === null || at < line.purchase.at) line.purchase = { variantId: event.variantId, at };
-        if (event.sessionId !== null) {
-          const linkKey = JSON.stringify([event.sessionId, event.orderId, event.lineItemId]);
-          const link = links.get(linkKey);
-          if (!link || at < link.purchasedAt) {
-            links.set(linkKey, { sessionId: event.sessionId, orderId: event.orderId, lineItemId: event.lineItemId, purchasedAt: at });
-          }
-        }
-      } else if (outcome !== null) {
-        line[OUTCOME_FIELD[outcome]] = earliest(line[OUTCOME_FIELD[outcome]], at);
-        changed.add(key);
-      } else {
-        continue;
-      }
-      touched.set(key, line);
-    }
+    const { touched, links, changed } = summarise(events);
     if (!touched.size) return { lines: new Map(), linked: [] };
+    const { current, states } = await this.upsertLines(manager, store, touched);
+    if (links.size) await this.linkSessions(manager, store, byKey(links), current, sessions);
+    if (changed.size)
+      await this.copyOutcomes(
+        manager,
+        store,
+        [...changed].sort().map((key) => current.get(key) as LineOutcomes),
+      );
+    if (links.size) await this.moveFirstPurchases(manager, store, [...links.values()]);
+    return { lines: states, linked: [...links.values()] };
+  }
 
+  /** 1: the touched lines upserted, each with its outcome times and state as they stand now, under its lock. */
+  private async upsertLines(
+    manager: EntityManager,
+    store: Store,
+    touched: Map<string, LineOutcomes>,
+  ): Promise<{ current: Map<string, LineOutcomes>; states: Map<string, OrderLineState> }> {
     const lines = byKey(touched);
-    const current = new Map<string, LineOutcomes>();
-    const states = new Map<string, OrderLineState>();
     const upserted = await run(manager, UPSERT_ORDER_LINES, [
       store.id,
       lines.map((l) => l.orderId),
@@ -208,67 +228,71 @@ export class LineSummariesRepository {
       lines.map((l) => isoOrNull(l.sizeExchangedAt)),
       lines.map((l) => l.purchase?.variantId ?? null),
     ]);
+    const current = new Map<string, LineOutcomes>();
+    const states = new Map<string, OrderLineState>();
     for (const row of upserted) {
-      const key = lineKey(row.order_id, row.line_item_id);
+      const [orderId, lineItemId] = [row.order_id, row.line_item_id];
+      const key = lineKey(orderId, lineItemId);
       current.set(key, {
-        orderId: row.order_id,
-        lineItemId: row.line_item_id,
+        orderId,
+        lineItemId,
         sizeReturnedAt: row.size_returned_at,
         keptAt: row.kept_at,
         sizeExchangedAt: row.size_exchanged_at,
         purchase: null,
       });
-      states.set(key, {
-        orderId: row.order_id,
-        lineItemId: row.line_item_id,
-        purchasedVariantId: row.purchased_variant_id,
-        lessonWaiting: row.lesson_waiting,
-      });
+      states.set(key, { orderId, lineItemId, purchasedVariantId: row.purchased_variant_id, lessonWaiting: row.lesson_waiting });
     }
+    return { current, states };
+  }
 
-    if (links.size) {
-      const rows = byKey(links);
-      const outcomes = rows.map((link) => current.get(lineKey(link.orderId, link.lineItemId)) as LineOutcomes);
-      const session = (id: string) => sessions.get(id) as LinkedSession;
-      await run(manager, LINK_SESSIONS, [
-        store.id,
-        rows.map((r) => r.sessionId),
-        rows.map((r) => r.orderId),
-        rows.map((r) => r.lineItemId),
-        rows.map((r) => session(r.sessionId).createdAt.toISOString()),
-        rows.map((r) => session(r.sessionId).recommended),
-        rows.map((r) => r.purchasedAt.toISOString()),
-        outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
-        outcomes.map((o) => isoOrNull(o.keptAt)),
-        outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
-      ]);
+  /** 2 and 3: lines linked to the sessions their purchases name, and the links of lines with several marked shared. */
+  private async linkSessions(
+    manager: EntityManager,
+    store: Store,
+    rows: readonly Link[],
+    current: ReadonlyMap<string, LineOutcomes>,
+    sessions: ReadonlyMap<string, LinkedSession>,
+  ): Promise<void> {
+    const outcomes = rows.map((link) => current.get(lineKey(link.orderId, link.lineItemId)) as LineOutcomes);
+    const session = (id: string) => sessions.get(id) as LinkedSession;
+    await run(manager, LINK_SESSIONS, [
+      store.id,
+      rows.map((r) => r.sessionId),
+      rows.map((r) => r.orderId),
+      rows.map((r) => r.lineItemId),
+      rows.map((r) => session(r.sessionId).createdAt.toISOString()),
+      rows.map((r) => session(r.sessionId).recommended),
+      rows.map((r) => r.purchasedAt.toISOString()),
+      outcomes.map((o) => isoOrNull(o.sizeReturnedAt)),
+      outcomes.map((o) => isoOrNull(o.keptAt)),
+      outcomes.map((o) => isoOrNull(o.sizeExchangedAt)),
+    ]);
+    const linked = [...new Set(rows.map((r) => lineKey(r.orderId, r.lineItemId)))].map((key) => current.get(key) as LineOutcomes);
+    await run(manager, MARK_SHARED, [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)]);
+  }
 
-      const linked = [...new Set(rows.map((r) => lineKey(r.orderId, r.lineItemId)))].map((key) => current.get(key) as LineOutcomes);
-      await run(manager, MARK_SHARED, [store.id, linked.map((l) => l.orderId), linked.map((l) => l.lineItemId)]);
+  /** 4: changed outcome times copied to every session link of their lines. */
+  private async copyOutcomes(manager: EntityManager, store: Store, rows: readonly LineOutcomes[]): Promise<void> {
+    await run(manager, COPY_OUTCOMES, [
+      store.id,
+      rows.map((r) => r.orderId),
+      rows.map((r) => r.lineItemId),
+      rows.map((r) => isoOrNull(r.sizeReturnedAt)),
+      rows.map((r) => isoOrNull(r.keptAt)),
+      rows.map((r) => isoOrNull(r.sizeExchangedAt)),
+    ]);
+  }
+
+  /** 5: each linked session's first purchase moved to the earliest, sessions in the order of their ids. */
+  private async moveFirstPurchases(manager: EntityManager, store: Store, links: readonly Link[]): Promise<void> {
+    const firstPurchases = new Map<string, Date>();
+    for (const link of links) {
+      const known = firstPurchases.get(link.sessionId);
+      if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
     }
-
-    if (changed.size) {
-      const rows = [...changed].sort().map((key) => current.get(key) as LineOutcomes);
-      await run(manager, COPY_OUTCOMES, [
-        store.id,
-        rows.map((r) => r.orderId),
-        rows.map((r) => r.lineItemId),
-        rows.map((r) => isoOrNull(r.sizeReturnedAt)),
-        rows.map((r) => isoOrNull(r.keptAt)),
-        rows.map((r) => isoOrNull(r.sizeExchangedAt)),
-      ]);
-    }
-
-    if (links.size) {
-      const firstPurchases = new Map<string, Date>();
-      for (const link of links.values()) {
-        const known = firstPurchases.get(link.sessionId);
-        if (!known || link.purchasedAt < known) firstPurchases.set(link.sessionId, link.purchasedAt);
-      }
-      const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      await run(manager, FIRST_PURCHASES, [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())]);
-    }
-    return { lines: states, linked: [...links.values()] };
+    const bySession = [...firstPurchases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    await run(manager, FIRST_PURCHASES, [store.id, bySession.map(([id]) => id), bySession.map(([, at]) => at.toISOString())]);
   }
 
   /** The lines locked `FOR UPDATE`, as a transaction that sums events up would find them. */
