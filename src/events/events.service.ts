@@ -90,7 +90,7 @@ export class EventsService {
         store,
         drafts.map((d) => d.draft),
       );
-      let round: Pending[] = drafts.map(({ index, draft }) => ({
+      const pending = drafts.map(({ index, draft }) => ({
         index,
         draft,
         key: deliveryKey(draft.source, draft.externalId),
@@ -98,47 +98,54 @@ export class EventsService {
       }));
       const stored: FitEvent[] = [];
       // A key repeated within the request waits for the next round, so it meets the first one's outcome.
-      while (round.length) {
-        const seen = new Set<string>();
-        const first: Pending[] = [];
-        const later: Pending[] = [];
-        for (const item of round) {
-          (seen.has(item.key) ? later : first).push(item);
-          seen.add(item.key);
-        }
-
-        // Ids in the request's order (lists are newest first by id), rows inserted in the keys' order (concurrent
-        // batches then take their locks in one order).
-        const rows = first
-          .filter((item) => item.problem === null)
-          .map((item) => ({ item, row: toRow(item.draft, store, now) }))
-          .sort((a, b) => (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0));
-        const inserted = await this.events.insertNew(
-          manager,
-          rows.map((r) => r.row),
-        );
-        for (const { item, row } of rows) {
-          if (!inserted.has(row.id)) continue;
-          results[item.index] = { status: 201, event: EventResponse.from(row) };
-          stored.push(row);
-        }
-
-        const unsettled = first.filter((item) => results[item.index] === undefined);
-        const existing = await this.events.findStored(
-          manager,
-          store,
-          unsettled.map((item) => item.draft),
-        );
-        for (const item of unsettled) results[item.index] = settle(item, existing.get(item.key));
-        round = later;
-      }
-
-      const summed = await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
-      const overridden = (id: string) => references.sessions.get(id)?.overridden === true;
-      const waiting = await this.learning.recordOutcomes(manager, store, stored, summed, overridden, now);
-      await this.lineSummaries.setWaiting(manager, store.id, waiting);
+      for (const round of roundsOf(pending)) stored.push(...(await this.storeRound(manager, store, round, results, now)));
+      await this.summarise(manager, store, stored, references, now);
       return results;
     });
+  }
+
+  /**
+   * One round of a request's events, each key once: the admissible ones inserted (ids in the request's order, rows in
+   * the keys' order, so that concurrent batches lock in one order), the others settled against what their keys hold.
+   * Results go into `results`; returns the events stored.
+   */
+  private async storeRound(
+    manager: EntityManager,
+    store: Store,
+    round: readonly Pending[],
+    results: EventResult[],
+    now: Date,
+  ): Promise<FitEvent[]> {
+    const rows = round
+      .filter((item) => item.problem === null)
+      .map((item) => ({ item, row: toRow(item.draft, store, now) }))
+      .sort((a, b) => (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0));
+    const inserted = await this.events.insertNew(
+      manager,
+      rows.map((r) => r.row),
+    );
+    const stored: FitEvent[] = [];
+    for (const { item, row } of rows) {
+      if (!inserted.has(row.id)) continue;
+      results[item.index] = { status: 201, event: EventResponse.from(row) };
+      stored.push(row);
+    }
+    const unsettled = round.filter((item) => results[item.index] === undefined);
+    const existing = await this.events.findStored(
+      manager,
+      store,
+      unsettled.map((item) => item.draft),
+    );
+    for (const item of unsettled) results[item.index] = settle(item, existing.get(item.key));
+    return stored;
+  }
+
+  /** What the stored events change beyond themselves: their lines' summaries, then what they teach. */
+  private async summarise(manager: EntityManager, store: Store, stored: readonly FitEvent[], references: References, now: Date) {
+    const summed = await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
+    const overridden = (id: string) => references.sessions.get(id)?.overridden === true;
+    const waiting = await this.learning.recordOutcomes(manager, store, stored, summed, overridden, now);
+    await this.lineSummaries.setWaiting(manager, store.id, waiting);
   }
 
   /**
@@ -180,6 +187,18 @@ export class EventsService {
     results[index] = settle(item, existing.get(item.key));
     return results;
   }
+}
+
+/** The items in rounds in which each key appears once: a key repeated waits for the next round. */
+function roundsOf(items: readonly Pending[]): Pending[][] {
+  const rounds: Pending[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const round = seen.get(item.key) ?? 0;
+    seen.set(item.key, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
 }
 
 /** Whether the event names nothing in the store and no order line: no reference to check, no summary to keep. */
