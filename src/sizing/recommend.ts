@@ -24,6 +24,8 @@ import {
   InsufficientAnswersError,
   SEXES,
   ZONES,
+  type Chart,
+  type ChartSize,
   type FitVerdict,
   type LearnedShift,
   type MeasurementUsed,
@@ -273,108 +275,123 @@ export function sizeProbabilities(
  *   first, with ANSWER_LIMITS and ZONE_LIMITS).
  */
 export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MODEL): Recommendation {
-  const { fitAdjustment } = input;
-  const fitPreference = input.shopper.fitPreference ?? 'regular';
   const stated = analyse(input, bodyModel);
   // the size she usually wears, where the chart has it: weighs the probabilities (usual-size.ts)
   const usual = usualSizeIndex(stated.prepared.labels, input.shopper.usualSize);
-  const weighed = (probability: readonly number[], steps: number) =>
-    usual < 0 ? probability : withUsualSize(probability, usual + ADJUSTMENT_STEPS[fitAdjustment] + steps);
   // the stated chart's answer for her body alone: the reference outcomes are measured from (decision 009)
   const chartChoice = choose(stated);
   // with a learned offset: the answer on the chart moved by it, the probabilities averaged over its uncertainty
-  const learned = input.learned && {
+  const learned = learnedShiftOf(input);
+  const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
+  const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
+  let probability = learned && learned.sd > 0 ? overOffset(input, analysis, learned, bodyModel) : analysis.probability;
+  // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
+  if (usual >= 0) {
+    const steps = learned ? round(learned.steps - learned.shopperSteps, 2) : 0;
+    probability = withUsualSize(probability, usual + ADJUSTMENT_STEPS[input.fitAdjustment] + steps);
+  }
+  const chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
+  const { labels } = analysis.prepared;
+  return {
+    sizeLabel: labels[chosen],
+    confidence: round(probability[chosen], 3),
+    alternatives: alternativesOf(probability, chosen, labels),
+    fit: zoneFit(input, chart, chart.sizes[chosen], analysis),
+    measurements: measurementsOf(analysis),
+    chartSizeLabel: stated.prepared.labels[chartChoice],
+    modelVersion: learned ? `${bodyModel.version}+${learnedVersion(learned)}` : bodyModel.version,
+  };
+}
+
+/** The learned shift as the engine uses it (rounded to hundredths, as `model_version` names it), if any. */
+function learnedShiftOf(input: RecommendInput): (LearnedShift & { shopperSteps: number }) | undefined {
+  if (!input.learned) return undefined;
+  return {
     steps: round(input.learned.steps, 2),
     sd: round(Math.max(input.learned.sd, 0), 2),
     shopperSteps: round(input.learned.shopperSteps ?? 0, 2),
   };
-  const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
-  const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
-  const { prepared, answer, answeredMask, answerNoise, components } = analysis;
-  const sizes = prepared.labels.length;
-  let probability: readonly number[] = analysis.probability;
-  if (learned && learned.sd > 0) {
-    const mixed = new Array<number>(sizes).fill(0);
-    for (const node of offsetNodes(learned.steps, learned.sd)) {
-      // the middle node is the offset itself, analysed above
-      const p =
-        node.steps === learned.steps
-          ? analysis.probability
-          : analyse({ ...input, chart: shiftedChart(input.chart, node.steps) }, bodyModel).probability;
-      for (let s = 0; s < sizes; s++) mixed[s] += node.weight * p[s];
-    }
-    probability = mixed;
+}
+
+/** The size probabilities averaged over the offset's uncertainty (Gauss–Hermite nodes; the middle one is `analysis`). */
+function overOffset(input: RecommendInput, analysis: Analysis, learned: LearnedShift, bodyModel: BodyModel): number[] {
+  const mixed = new Array<number>(analysis.prepared.labels.length).fill(0);
+  for (const node of offsetNodes(learned.steps, learned.sd)) {
+    const p =
+      node.steps === learned.steps
+        ? analysis.probability
+        : analyse({ ...input, chart: shiftedChart(input.chart, node.steps) }, bodyModel).probability;
+    for (let s = 0; s < mixed.length; s++) mixed[s] += node.weight * p[s];
   }
-  // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
-  probability = weighed(probability, learned ? round(learned.steps - learned.shopperSteps, 2) : 0);
-  const chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
-  const alternatives: SizeProbability[] = probability
+  return mixed;
+}
+
+/** The other sizes likely enough to show, likeliest first. */
+function alternativesOf(probability: readonly number[], chosen: number, labels: readonly string[]): SizeProbability[] {
+  return probability
     .map((p, s) => ({ s, p }))
     .filter(({ s, p }) => s !== chosen && p >= ALTERNATIVE_MIN_PROBABILITY)
     .sort((a, b) => b.p - a.p || a.s - b.s)
-    .map(({ s, p }) => ({ sizeLabel: prepared.labels[s], confidence: round(p, 3) }));
+    .map(({ s, p }) => ({ sizeLabel: labels[s], confidence: round(p, 3) }));
+}
 
-  // point estimates: answered values, else the mixture mean of the conditional log-normal
-  const estimate = (z: number): { mean: number; sd: number } | undefined => {
-    if (answeredMask & (1 << z)) return { mean: answer[z], sd: ANSWER_SD_CM[ZONES[z]] };
-    if (components.length === 0) return undefined;
-    let m1 = 0;
-    let m2 = 0;
-    let total = 0;
-    for (const c of components) {
-      const { sd } = c.prediction;
-      const cond = c.conditioning;
-      // residual variance plus the tape error of the answers it leans on
-      let variance = cond.residualVariance[z];
-      cond.answered.forEach((a, i) => {
-        const w = cond.weights[z][i];
-        const noise = answerNoise[a] / sd[a];
-        variance += w * w * noise * noise;
-      });
-      const v = sd[z] * sd[z] * variance;
-      const mu = c.conditionalMean[z];
-      const m = Math.exp(mu + v / 2);
-      const second = Math.exp(2 * mu + 2 * v);
-      m1 += c.weight * m;
-      m2 += c.weight * second;
-      total += c.weight;
-    }
-    m1 /= total;
-    m2 /= total;
-    return { mean: m1, sd: Math.sqrt(Math.max(m2 - m1 * m1, 0)) };
-  };
+/** A zone's point estimate: the answered value, else the mixture mean of the conditional log-normal. */
+function estimateZone(analysis: Analysis, z: number): { mean: number; sd: number } | undefined {
+  const { answer, answeredMask, answerNoise, components } = analysis;
+  if (answeredMask & (1 << z)) return { mean: answer[z], sd: ANSWER_SD_CM[ZONES[z]] };
+  if (components.length === 0) return undefined;
+  let m1 = 0;
+  let m2 = 0;
+  let total = 0;
+  for (const c of components) {
+    const { sd } = c.prediction;
+    const cond = c.conditioning;
+    // residual variance plus the tape error of the answers it leans on
+    let variance = cond.residualVariance[z];
+    cond.answered.forEach((a, i) => {
+      const w = cond.weights[z][i];
+      const noise = answerNoise[a] / sd[a];
+      variance += w * w * noise * noise;
+    });
+    const v = sd[z] * sd[z] * variance;
+    const mu = c.conditionalMean[z];
+    m1 += c.weight * Math.exp(mu + v / 2);
+    m2 += c.weight * Math.exp(2 * mu + 2 * v);
+    total += c.weight;
+  }
+  m1 /= total;
+  m2 /= total;
+  return { mean: m1, sd: Math.sqrt(Math.max(m2 - m1 * m1, 0)) };
+}
 
+/** The measurements the answer rests on, zone by zone: answered, or estimated with their uncertainty. */
+function measurementsOf(analysis: Analysis): Partial<Record<Zone, MeasurementUsed>> {
   const measurements: Partial<Record<Zone, MeasurementUsed>> = {};
-  for (const zone of prepared.zones) {
+  for (const zone of analysis.prepared.zones) {
     const z = ZONES.indexOf(zone);
-    const e = estimate(z);
+    const e = estimateZone(analysis, z);
     if (e === undefined) continue;
     measurements[zone] = {
       valueCm: round(e.mean, 1),
-      source: answeredMask & (1 << z) ? 'answered' : 'estimated',
+      source: analysis.answeredMask & (1 << z) ? 'answered' : 'estimated',
       sdCm: round(e.sd, 1),
     };
   }
+  return measurements;
+}
 
+/** How the chosen size fits each zone the chart states for it. */
+function zoneFit(input: RecommendInput, chart: Chart, size: ChartSize, analysis: Analysis): Partial<Record<Zone, FitVerdict>> {
+  const fitPreference = input.shopper.fitPreference ?? 'regular';
   const fit: Partial<Record<Zone, FitVerdict>> = {};
-  const size = chart.sizes[chosen];
   for (const zone of ZONES) {
-    const bounds = effectiveBounds(chart, size, zone, fitPreference, fitAdjustment);
+    const bounds = effectiveBounds(chart, size, zone, fitPreference, input.fitAdjustment);
     if (bounds === undefined) continue;
-    const e = estimate(ZONES.indexOf(zone));
+    const e = estimateZone(analysis, ZONES.indexOf(zone));
     if (e === undefined) continue;
     fit[zone] = fitVerdict(e.mean, bounds, fitPreference);
   }
-
-  return {
-    sizeLabel: prepared.labels[chosen],
-    confidence: round(probability[chosen], 3),
-    alternatives,
-    fit,
-    measurements,
-    chartSizeLabel: stated.prepared.labels[chartChoice],
-    modelVersion: learned ? `${bodyModel.version}+${learnedVersion(learned)}` : bodyModel.version,
-  };
+  return fit;
 }
 
 /** The learned state used, as `model_version` names it: the offset and its sd, and her own part of it when she has one. */
