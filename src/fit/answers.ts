@@ -20,10 +20,9 @@ type AnswersCheck = { ok: true; shopper: Shopper } | { ok: false; errors: FieldE
  */
 export function readAnswers(answers: Record<string, unknown>, questions: readonly Question[]): AnswersCheck {
   const errors: FieldError[] = [];
-  const fail = (key: string, code: string, message: string, suffix = '') =>
-    errors.push({ field: `answers.${key}${suffix}`, code, message });
-  const asked = new Map(questions.map((q) => [q.key, q]));
-  const shopper: { -readonly [K in keyof Shopper]: Shopper[K] } = { measured: {} };
+  const fail: Fail = (key, code, message, suffix = '') => errors.push({ field: `answers.${key}${suffix}`, code, message });
+  const asked = new Set(questions.map((q) => q.key));
+  const shopper: MutableShopper = { measured: {} };
   const measured: Partial<Record<Zone, number>> = {};
 
   for (const question of questions) {
@@ -32,70 +31,67 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
     }
   }
   for (const [key, value] of Object.entries(answers)) {
-    if (!asked.has(key)) {
-      fail(key, 'not_asked', `${key} is not a question of this session's questionnaire`);
-      continue;
-    }
-    switch (key) {
-      case 'height': {
-        const cm = readLength(value, key, fail);
-        if (cm === undefined) break;
-        if (outside(cm, ANSWER_LIMITS.height)) {
-          fail(key, 'out_of_range', `height must be from ${range(ANSWER_LIMITS.height, 'cm')}`, '.value');
-        } else shopper.heightCm = cm;
-        break;
-      }
-      case 'weight': {
-        const kg = readWeight(value, fail);
-        if (kg === undefined) break;
-        if (outside(kg, ANSWER_LIMITS.weight)) {
-          fail(key, 'out_of_range', `weight must be from ${range(ANSWER_LIMITS.weight, 'kg')}`, '.value');
-        } else shopper.weightKg = kg;
-        break;
-      }
-      case 'age':
-        if (typeof value !== 'number' || !Number.isFinite(value)) fail(key, 'must_be_number', 'age is a number of years');
-        else if (outside(value, ANSWER_LIMITS.age)) {
-          fail(key, 'out_of_range', `age must be from ${ANSWER_LIMITS.age.min} to ${ANSWER_LIMITS.age.max} years`);
-        } else shopper.age = value;
-        break;
-      case 'sex':
-        if (!SEXES.includes(value as Sex)) fail(key, 'not_allowed_value', `sex must be one of ${SEXES.join(', ')}`);
-        else shopper.sex = value as Sex;
-        break;
-      case 'fit_preference':
-        if (!FIT_PREFERENCES.includes(value as FitPreference)) {
-          fail(key, 'not_allowed_value', `fit_preference must be one of ${FIT_PREFERENCES.join(', ')}`);
-        } else shopper.fitPreference = value as FitPreference;
-        break;
-      case 'usual_size':
-        if (typeof value !== 'string' || value.trim().length === 0 || value.length > MAX_SIZE_LABEL_LENGTH) {
-          fail(key, 'must_be_size_label', `usual_size is a size label of 1–${MAX_SIZE_LABEL_LENGTH} characters, e.g. "M"`);
-        } else shopper.usualSize = value;
-        break;
-      default:
-        if (isZone(key)) {
-          const cm = readLength(value, key, fail);
-          if (cm === undefined) break;
-          if (outside(cm, ZONE_LIMITS[key])) {
-            fail(
-              key,
-              'out_of_range',
-              `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`,
-              '.value',
-            );
-          } else measured[key] = cm;
-        } else if (isCustomKey(key) && !isCustomValue(value)) {
-          fail(
-            key,
-            'invalid_custom_answer',
-            `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`,
-          );
-        }
+    if (!asked.has(key)) fail(key, 'not_asked', `${key} is not a question of this session's questionnaire`);
+    else if (Object.hasOwn(READERS, key)) Object.assign(shopper, READERS[key](value, key, fail));
+    else if (isZone(key)) {
+      const cm = readZone(key, value, fail);
+      if (cm !== undefined) measured[key] = cm;
+    } else if (isCustomKey(key) && !isCustomValue(value)) {
+      fail(key, 'invalid_custom_answer', `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`);
     }
   }
   if (errors.length) return { ok: false, errors };
   return { ok: true, shopper: { ...shopper, measured } };
+}
+
+type MutableShopper = { -readonly [K in keyof Shopper]: Shopper[K] };
+
+/** How each built-in question's answer is read: what it sets, or nothing once it has failed. */
+const READERS: Readonly<Record<string, (value: unknown, key: string, fail: Fail) => Partial<MutableShopper> | undefined>> = {
+  height: (value, key, fail) => {
+    const cm = readLength(value, key, fail);
+    if (cm === undefined) return undefined;
+    if (!outside(cm, ANSWER_LIMITS.height)) return { heightCm: cm };
+    fail(key, 'out_of_range', `height must be from ${range(ANSWER_LIMITS.height, 'cm')}`, '.value');
+    return undefined;
+  },
+  weight: (value, key, fail) => {
+    const kg = readWeight(value, fail);
+    if (kg === undefined) return undefined;
+    if (!outside(kg, ANSWER_LIMITS.weight)) return { weightKg: kg };
+    fail(key, 'out_of_range', `weight must be from ${range(ANSWER_LIMITS.weight, 'kg')}`, '.value');
+    return undefined;
+  },
+  age: (value, key, fail) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) fail(key, 'must_be_number', 'age is a number of years');
+    else if (outside(value, ANSWER_LIMITS.age)) {
+      fail(key, 'out_of_range', `age must be from ${ANSWER_LIMITS.age.min} to ${ANSWER_LIMITS.age.max} years`);
+    } else return { age: value };
+    return undefined;
+  },
+  sex: (value, key, fail) => {
+    if (SEXES.includes(value as Sex)) return { sex: value as Sex };
+    fail(key, 'not_allowed_value', `sex must be one of ${SEXES.join(', ')}`);
+    return undefined;
+  },
+  fit_preference: (value, key, fail) => {
+    if (FIT_PREFERENCES.includes(value as FitPreference)) return { fitPreference: value as FitPreference };
+    fail(key, 'not_allowed_value', `fit_preference must be one of ${FIT_PREFERENCES.join(', ')}`);
+    return undefined;
+  },
+  usual_size: (value, key, fail) => {
+    if (typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_SIZE_LABEL_LENGTH) return { usualSize: value };
+    fail(key, 'must_be_size_label', `usual_size is a size label of 1–${MAX_SIZE_LABEL_LENGTH} characters, e.g. "M"`);
+    return undefined;
+  },
+};
+
+/** A measured zone's answer in centimetres, within what a human body can measure. */
+function readZone(key: Zone, value: unknown, fail: Fail): number | undefined {
+  const cm = readLength(value, key, fail);
+  if (cm === undefined || !outside(cm, ZONE_LIMITS[key])) return cm;
+  fail(key, 'out_of_range', `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`, '.value');
+  return undefined;
 }
 
 type Fail = (key: string, code: string, message: string, suffix?: string) => void;
