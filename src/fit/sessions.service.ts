@@ -15,7 +15,7 @@ import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from '../sizing/recommend.js';
 import { usedZones } from '../sizing/tailor.js';
 import { learnedOffset, NO_EVIDENCE } from '../sizing/learning.js';
-import { type Chart, InsufficientAnswersError, type LearnedShift, type Recommendation } from '../sizing/types.js';
+import { type Chart, type FitAdjustment, InsufficientAnswersError, type LearnedShift, type Recommendation } from '../sizing/types.js';
 import { ADJUSTMENT_STEPS } from '../sizing/usual-size.js';
 import type { FitSession, Question, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
@@ -110,50 +110,15 @@ export class SessionsService {
 
       const now = new Date();
       const learned = await this.learnedShift(manager, session, context.productTypeId, context.shopperDigest, now);
-      let result: Recommendation;
-      try {
-        result = recommend({
-          shopper: read.shopper,
-          chart: chartInCentimetres(context.chart),
-          zoneWeights: context.zoneWeights,
-          fitAdjustment: context.fitAdjustment,
-          learned: learned ?? undefined,
-        });
-      } catch (error) {
-        if (error instanceof InsufficientAnswersError) {
-          throw ProblemError.validation(
-            error.fields.map((f) => ({ field: `answers.${f.field}`, code: 'needed_for_recommendation', message: f.message })),
-          );
-        }
-        throw error;
-      }
-
+      const result = recommendOrRefuse({
+        shopper: read.shopper,
+        chart: chartInCentimetres(context.chart),
+        zoneWeights: context.zoneWeights,
+        fitAdjustment: context.fitAdjustment,
+        learned: learned ?? undefined,
+      });
       const variants = await this.catalog.variantsBySize(manager, session.productId);
-      const recommendation: StoredRecommendation = {
-        id: newId(),
-        size_label: result.sizeLabel,
-        variant_id: variants.get(result.sizeLabel) ?? null,
-        confidence: result.confidence,
-        fit: result.fit,
-        alternatives: result.alternatives.map((a) => ({
-          size_label: a.sizeLabel,
-          variant_id: variants.get(a.sizeLabel) ?? null,
-          confidence: a.confidence,
-        })),
-        measurements: Object.fromEntries(
-          Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
-        ),
-        model_version: result.modelVersion,
-        adjustment: {
-          source: learned ? 'learned' : context.fitAdjustment === 'true_to_size' ? 'none' : 'merchant',
-          size_steps: learned ? learned.steps : round2(ADJUSTMENT_STEPS[context.fitAdjustment]),
-          sd: learned ? learned.sd : null,
-          evidence: learned ? learned.count : 0,
-          chart_size_label: result.chartSizeLabel,
-          shopper_steps: learned?.shopperSteps ?? null,
-        },
-        created_at: now.toISOString(),
-      };
+      const recommendation = storedRecommendation(result, variants, { learned, fitAdjustment: context.fitAdjustment }, now);
       const recommended: Partial<FitSession> = {
         state: 'recommended',
         answers: request.answers,
@@ -294,6 +259,55 @@ export class SessionsService {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The engine's answer; answers it cannot recommend from are refused as the fields it needs. */
+function recommendOrRefuse(input: Parameters<typeof recommend>[0]): Recommendation {
+  try {
+    return recommend(input);
+  } catch (error) {
+    if (!(error instanceof InsufficientAnswersError)) throw error;
+    throw ProblemError.validation(
+      error.fields.map((f) => ({ field: `answers.${f.field}`, code: 'needed_for_recommendation', message: f.message })),
+    );
+  }
+}
+
+/** The engine's answer as the session keeps it, with the variants of its sizes and what moved it from the chart. */
+function storedRecommendation(
+  result: Recommendation,
+  variants: ReadonlyMap<string, string>,
+  {
+    learned,
+    fitAdjustment,
+  }: { learned: { steps: number; sd: number; count: number; shopperSteps: number | null } | null; fitAdjustment: FitAdjustment },
+  now: Date,
+): StoredRecommendation {
+  return {
+    id: newId(),
+    size_label: result.sizeLabel,
+    variant_id: variants.get(result.sizeLabel) ?? null,
+    confidence: result.confidence,
+    fit: result.fit,
+    alternatives: result.alternatives.map((a) => ({
+      size_label: a.sizeLabel,
+      variant_id: variants.get(a.sizeLabel) ?? null,
+      confidence: a.confidence,
+    })),
+    measurements: Object.fromEntries(
+      Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
+    ),
+    model_version: result.modelVersion,
+    adjustment: {
+      source: learned ? 'learned' : fitAdjustment === 'true_to_size' ? 'none' : 'merchant',
+      size_steps: learned ? learned.steps : round2(ADJUSTMENT_STEPS[fitAdjustment]),
+      sd: learned ? learned.sd : null,
+      evidence: learned ? learned.count : 0,
+      chart_size_label: result.chartSizeLabel,
+      shopper_steps: learned?.shopperSteps ?? null,
+    },
+    created_at: now.toISOString(),
+  };
+}
 
 /** The chart as the engine takes it: every range in centimetres. */
 function chartInCentimetres(chart: ChartRow): Chart {
