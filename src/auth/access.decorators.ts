@@ -26,6 +26,9 @@ export type AccessRule =
   | { readonly kind: 'console'; readonly signedIn: boolean; readonly store: boolean };
 
 /** The route needs no key. Only for health, documentation and problem pages. */
+/** Whether the access guard reads a request's body under the rule: always once the caller is admitted, never on a public route. */
+export const readsBody = (rule: AccessRule): rule is Exclude<AccessRule, { kind: 'public' }> => rule.kind !== 'public';
+
 export const Public = () => applyDecorators(SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule));
 
 /** A seller-console page; see AccessRule. Excluded from the OpenAPI document with the rest of the console. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { LARGE_BODY, readJson } from '../common/http/json-body.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import { ACCESS_RULE, type AccessRule, STORE_PARAM } from './access.decorators.js';
+import { ACCESS_RULE, type AccessRule, readsBody, STORE_PARAM } from './access.decorators.js';
 import { ConsoleSessionAccess } from './console-session-access.js';
 import { CREDENTIAL_PARAMS } from '../common/crypto/key-secret.js';
 import { KeyAccess } from './key-access.js';
@@ -34,7 +34,7 @@ export class AccessGuard implements CanActivate {
       this.logger.error(`route ${request.method} ${request.route?.path ?? ''} declares no access rule; denied`);
       throw new ProblemError('insufficient_scope', 'This route is not open to any key');
     }
-    if (rule.kind === 'public') return true; // health, problem pages, assets: none reads a body
+    if (!readsBody(rule)) return true; // health, problem pages, assets: public, and none reads a body (route-bodies.ts)
     const response = context.switchToHttp().getResponse<Response>();
 
     if (rule.kind === 'console') {

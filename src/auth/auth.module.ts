@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { APP_GUARD, ModulesContainer } from '@nestjs/core';
 import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access.guard.js';
 import { ApiKeysController } from './api-keys.controller.js';
@@ -15,6 +15,7 @@ import { IssuedKeys } from './issued-keys.js';
 import { KeyAccess } from './key-access.js';
 import { OperatorKeyService } from './operator-key.service.js';
 import { OperatorKeysRepository } from './operator-keys.repository.js';
+import { assertBodiesRead } from './route-bodies.js';
 import { StoreAccess } from './store-access.js';
 
 @Module({
@@ -37,4 +38,11 @@ import { StoreAccess } from './store-access.js';
   ],
   exports: [ApiKeysService, ConsoleAccountsService, IssuedKeys],
 })
-export class AuthModule {}
+export class AuthModule implements OnModuleInit {
+  constructor(private readonly modules: ModulesContainer) {}
+
+  /** Every route's access rule reads the body its handler takes (route-bodies.ts): checked before the app serves. */
+  onModuleInit(): void {
+    assertBodiesRead(this.modules);
+  }
+}
