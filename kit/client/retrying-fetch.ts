@@ -7,9 +7,9 @@
  * first attempt of this very call is still running: the next one gets its answer). Never retried: any other answer,
  * an aborted request, or a wait the service asks for that is longer than `maxDelayMs`.
  *
- * The service keeps `Idempotency-Key` on the POSTs that create (docs/decisions/007-idempotent-creates.md); events are
- * deduplicated by their own `source` + `external_id`. Other POSTs (answers, a decision) ignore the key: a decision
- * retried after its answer was lost comes back 409 `session_state_conflict`, the session already being decided.
+ * The service keeps `Idempotency-Key` on the POSTs that create and on a session's answers and decision
+ * (docs/decisions/007-idempotent-creates.md): a decision retried after its answer was lost gets that answer again.
+ * Events are deduplicated by their own `source` + `external_id`.
  */
 
 /** The fetch the client calls: `globalThis.fetch`, or a caller's own (a test double, a proxy agent). */
