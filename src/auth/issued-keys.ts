@@ -29,7 +29,7 @@ export class IssuedKeys implements IdempotentRoute {
    * gone). `merchantId`: the merchant the key was created for.
    */
   async asNow(created: CreatedApiKeyResponse, merchantId: string): Promise<ApiKeyResponse | CreatedApiKeyResponse> {
-    const key = await this.transactions.run((manager) => this.keys.findOne(manager, { id: created.id, merchantId }));
+    const key = await this.transactions.alone((manager) => this.keys.findOne(manager, { id: created.id, merchantId }));
     const { secret, ...recorded } = created;
     if (!key) return recorded;
     const now = ApiKeyResponse.from(key);

@@ -56,14 +56,15 @@ export const CROSSINGS: readonly { file: string; tables: readonly string[]; why:
   },
   {
     file: 'learning/evidence.repository.ts',
-    tables: ['events', 'session_lines', 'products', 'variants', 'size_charts', 'sessions'],
+    tables: ['events', 'session_lines', 'products', 'variants', 'sessions'],
     why: "what an outcome says: its sizes on its product's chart and its line's session, in one statement",
   },
   {
     file: 'learning/line-lessons.repository.ts',
-    tables: ['session_lines', 'order_lines', 'variants', 'sessions', 'products', 'size_charts'],
+    tables: ['session_lines', 'order_lines', 'variants', 'sessions', 'products'],
     why: 'what a decision says once its line is bought, in one statement',
   },
+  { file: 'learning/order-lines.ts', tables: ['size_charts'], why: "a product's chart labels, which both statements above join" },
   {
     file: 'metrics/metrics.repository.ts',
     tables: ['sessions', 'session_lines'],

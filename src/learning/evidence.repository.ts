@@ -5,7 +5,7 @@ import { prepared, run } from '../database/statements.js';
 import { BUYING_TYPES, ORDER_OUTCOME_TYPES, sqlOutcome, sqlTypes } from '../events/event-types.js';
 import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
-import type { SizeOutcomes } from './order-lines.js';
+import { CHART_LABELS_OF_P, type SizeOutcomes } from './order-lines.js';
 
 /** The evidence about one product and the levels it is shrunk towards (learning.ts). */
 interface EvidenceLevels {
@@ -164,9 +164,7 @@ const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
           r.shopper_digest
      FROM events e
      JOIN products p ON p.store_id = e.store_id AND p.id = e.product_id
-     CROSS JOIN LATERAL (SELECT array_agg(s.size->>'label' ORDER BY s.n) AS labels
-                           FROM size_charts sc, jsonb_array_elements(sc.sizes) WITH ORDINALITY AS s(size, n)
-                          WHERE sc.store_id = p.store_id AND sc.id = p.size_chart_id) c
+     ${CHART_LABELS_OF_P}
      LEFT JOIN variants b ON b.store_id = e.store_id AND b.id = e.variant_id
      LEFT JOIN variants x ON x.store_id = e.store_id AND x.id = e.new_variant_id
      LEFT JOIN LATERAL (

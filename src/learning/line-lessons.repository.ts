@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import type { Evidence } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
+import { CHART_LABELS_OF_P } from './order-lines.js';
 
 /**
  * What an order line teaches now (`line_lessons`): its latest outcome, or, before any, the decision of the session it
@@ -96,9 +97,7 @@ const DECISIONS = prepared<{
      JOIN variants v ON v.store_id = o.store_id AND v.id = o.purchased_variant_id
      JOIN sessions s ON s.store_id = l.store_id AND s.id = l.session_id
      JOIN products p ON p.store_id = s.store_id AND p.id = s.product_id
-     CROSS JOIN LATERAL (SELECT array_agg(z.size->>'label' ORDER BY z.n) AS labels
-                           FROM size_charts sc, jsonb_array_elements(sc.sizes) WITH ORDINALITY AS z(size, n)
-                          WHERE sc.store_id = p.store_id AND sc.id = p.size_chart_id) c
+     ${CHART_LABELS_OF_P}
     WHERE l.store_id = (SELECT $1::uuid) AND NOT l.shared AND s.outcome = 'overridden'
       AND v.product_id = s.product_id AND v.size_label = s.decision->>'size_label'
       AND NOT EXISTS (SELECT FROM session_lines x

@@ -48,5 +48,13 @@ export interface SizeOutcomes {
   readonly too_large: number;
 }
 
+/**
+ * The size labels of product `p`'s chart, smallest first, as `c.labels` (a lateral join): what learning reads sizes
+ * against, as positions in the chart (`array_position`).
+ */
+export const CHART_LABELS_OF_P = `CROSS JOIN LATERAL (SELECT array_agg(z.size->>'label' ORDER BY z.n) AS labels
+                           FROM size_charts sc, jsonb_array_elements(sc.sizes) WITH ORDINALITY AS z(size, n)
+                          WHERE sc.store_id = p.store_id AND sc.id = p.size_chart_id) c`;
+
 /** An order line's key in maps of lines. */
 export const lineKey = (orderId: string, lineItemId: string): string => JSON.stringify([orderId, lineItemId]);

@@ -3,20 +3,9 @@
  * a type cycle still ties two modules together for whoever changes one of them).
  */
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
-
-/** Every source file of `src/` but tests, as paths relative to it. */
-function sources(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [relative(SRC, path)] : [];
-  });
-}
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { SRC, sourceFiles } from '../support/source-files.js';
 
 /** The files of `src/` a file imports, by relative specifier, types included. */
 function importsOf(file: string): string[] {
@@ -43,7 +32,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 describe('the import graph of src/', () => {
-  const graph = new Map(sources().map((file) => [file, importsOf(file)]));
+  const graph = new Map(sourceFiles({ migrations: true }).map((file) => [file, importsOf(file)]));
 
   it('reads the imports of every file', () => {
     expect(graph.size).toBeGreaterThan(100);

@@ -1,20 +1,11 @@
 /** Every table has one owner (src/database/table-owners.ts): another module's SQL names it only where declared. */
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CROSSINGS, TABLE_OWNERS } from '../../src/database/table-owners.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SRC, sourceFiles } from '../support/source-files.js';
 
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 const OWNERS: Readonly<Record<string, string>> = TABLE_OWNERS;
-
-function sources(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [relative(SRC, path)] : [];
-  });
-}
+import { CROSSINGS, TABLE_OWNERS } from '../../src/database/table-owners.js';
 
 /** The tables a file's SQL names after FROM, JOIN, INTO or UPDATE, each once. */
 function tablesNamed(text: string): string[] {
@@ -32,7 +23,7 @@ function crossings(files: readonly string[], read: (file: string) => string): st
 }
 
 describe('the owners of tables', () => {
-  const found = crossings(sources(), (file) => readFileSync(join(SRC, file), 'utf8'));
+  const found = crossings(sourceFiles(), (file) => readFileSync(join(SRC, file), 'utf8'));
   const declared = CROSSINGS.flatMap(({ file, tables }) => tables.map((table) => `${file}: ${table}`));
 
   it("names another module's table only in the statements declared", () => {

@@ -4,19 +4,9 @@
  * run its statement outside the caller's transaction, and on the embedded database (one connection) wait for ever.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
-
-function sources(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SRC, sourceFiles } from '../support/source-files.js';
 
 /** Each `EntityManager` parameter or getter that breaks the rule, as `file: the code`. */
 function breaches(text: string, file: string): string[] {
@@ -36,7 +26,7 @@ function breaches(text: string, file: string): string[] {
 
 describe('transactions that cannot be dropped', () => {
   it('every manager is a required first parameter, and no class hands one out', () => {
-    const found = sources().flatMap((path) => breaches(readFileSync(path, 'utf8'), relative(SRC, path)));
+    const found = sourceFiles().flatMap((file) => breaches(readFileSync(join(SRC, file), 'utf8'), file));
     expect(found).toEqual([]);
   });
 
