@@ -85,7 +85,7 @@ export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
     // Answer fast when the database is unreachable instead of hanging the request.
     // JIT compilation pays off for long analytical queries only; here it added seconds to the metrics statement.
     // A database that does not answer a connection within 750 ms is treated as down: requests get 503 within a
-    // second rather than hanging (test/service/db-outage.e2e-spec.ts).
+    // second rather than hanging (test/api/service/db-outage.e2e-spec.ts).
     extra: { connectionTimeoutMillis: 750, statement_timeout: 15000, query_timeout: 20000, options: '-c jit=off' },
   };
 }

@@ -13,7 +13,7 @@ import { createQuestionnaire, createShop, type Shop } from './session-fixtures.j
 
 /**
  * Property-based tests over every registered route, with valid credentials: generated and mutated bodies, query
- * strings, path ids and headers (test/service/fuzz-*.e2e-spec.ts). Whatever arrives, no answer is a 5xx, every
+ * strings, path ids and headers (test/api/service/fuzz-*.e2e-spec.ts). Whatever arrives, no answer is a 5xx, every
  * refusal on the API is problem details, and a refused request stores nothing (the rows of every table are
  * fingerprinted before and after it).
  *
@@ -23,7 +23,7 @@ import { createQuestionnaire, createShop, type Shop } from './session-fixtures.j
 
 /**
  * Runs per route and property: small enough that each file stays well under a minute on the embedded database.
- * FUZZ_SCALE=20 multiplies them for a deeper search (`FUZZ_SCALE=20 npm test -- test/service/fuzz-`).
+ * FUZZ_SCALE=20 multiplies them for a deeper search (`FUZZ_SCALE=20 npm test -- test/api/service/fuzz-`).
  */
 export const RUNS = { bodies: 24, rawBodies: 8, queries: 6, paths: 8, headers: 6, consoleForms: 20, consolePages: 6 };
 const SCALE = Math.max(1, Number(process.env.FUZZ_SCALE) || 1);
@@ -356,7 +356,7 @@ export function useFuzzWalk() {
   afterAll(() => {
     closeRawAgent();
     const total = [...tried.values()].reduce((a, b) => a + b, 0);
-    // The figures for docs/reliability.md, added up over the test/service/fuzz-*.e2e-spec.ts files.
+    // The figures for docs/reliability.md, added up over the test/api/service/fuzz-*.e2e-spec.ts files.
     process.stdout.write(`fuzzing: ${total} requests over ${tried.size} routes\n`);
   });
 

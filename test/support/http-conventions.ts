@@ -5,7 +5,7 @@ import { expectProblem } from './fixtures.js';
 
 /**
  * Every problem `type` the test file has seen through `problem()` (each test file loads its own copy of this module).
- * The file test/service/http-conventions-requests.e2e-spec.ts ends with a test that checks each one resolves to a
+ * The file test/api/service/http-conventions-requests.e2e-spec.ts ends with a test that checks each one resolves to a
  * page; the other http-conventions files check the same after their tests (`checkProblemPagesAfterAll`).
  */
 export const seenTypes = new Set<string>();

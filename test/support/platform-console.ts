@@ -9,7 +9,7 @@ import { type ApproveOptions, type CallbackParams, callbackQuery, type StandinPl
 
 /**
  * Driving the console's platform connection (docs/decisions/005-seller-console.md, "Platform connection") against the
- * stand-in platform (platform-standin.ts), for the test/console/console-platform-*.e2e-spec.ts files: an app wired to a
+ * stand-in platform (platform-standin.ts), for the test/api/console/console-platform-*.e2e-spec.ts files: an app wired to a
  * stand-in (`usePlatformConnection`), the connect form and the callback, the stored connection and pending states,
  * and a check that no platform secret appears in any answer.
  */
@@ -201,7 +201,7 @@ export function usePlatformConnection(): PlatformConnection {
   beforeAll(async () => {
     platform = await startPlatform();
     platforms.push(platform);
-    // Capture the service's JSON log lines (as test/service/logging.e2e-spec.ts does) to check that no secret is logged.
+    // Capture the service's JSON log lines (as test/api/service/logging.e2e-spec.ts does) to check that no secret is logged.
     const write = process.stdout.write.bind(process.stdout);
     const spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');

@@ -11,7 +11,7 @@ export interface RegisteredRoute {
   readonly method: string;
   /** The path with `{name}` placeholders, e.g. `/v1/stores/{store_id}/products/{id}`. */
   readonly path: string;
-  /** `METHOD path`, as test/auth/permission-table.txt writes it. */
+  /** `METHOD path`, as test/api/auth/permission-table.txt writes it. */
   readonly route: string;
   /** The path's placeholders, in order. */
   readonly params: readonly string[];
