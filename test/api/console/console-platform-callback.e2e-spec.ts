@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { TestApp } from '../../support/app.js';
-import { errorCode, expectErrorPage, expectSeeOther as expectRedirect, logIn as logInClient, signUp } from '../../support/console-client.js';
+import {
+  errorCode,
+  expectErrorPage,
+  expectSeeOther as expectRedirect,
+  logIn as logInClient,
+  signUp,
+} from '../../support/console-client.js';
 import { db, SHOP } from '../../support/console-fixtures.js';
 import { createTenant } from '../../support/fixtures.js';
 import {

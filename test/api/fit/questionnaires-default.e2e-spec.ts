@@ -6,7 +6,13 @@ import { describe, expect, it } from '@jest/globals';
 import { useApp } from '../../support/app.js';
 import { createProduct } from '../../support/catalog-fixtures.js';
 import { createStore, createTenant, expectErrors, MISSING_ID } from '../../support/fixtures.js';
-import { BUILT_IN_QUESTIONS, outcome, type QuestionnaireBody, questionnaireRequests, ROUNDS } from '../../support/questionnaire-fixtures.js';
+import {
+  BUILT_IN_QUESTIONS,
+  outcome,
+  type QuestionnaireBody,
+  questionnaireRequests,
+  ROUNDS,
+} from '../../support/questionnaire-fixtures.js';
 
 describe('questionnaires', () => {
   const t = useApp();
