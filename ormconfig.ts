@@ -22,6 +22,7 @@ import { EvidenceByType1764600000000 } from './src/database/migrations/176460000
 import { IdempotentSubjects1764700000000 } from './src/database/migrations/1764700000000-idempotent-subjects.js';
 import { LineLessons1764800000000 } from './src/database/migrations/1764800000000-line-lessons.js';
 import { EventTypes1764900000000 } from './src/database/migrations/1764900000000-event-types.js';
+import { ReadModels1765000000000 } from './src/database/migrations/1765000000000-read-models.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -58,6 +59,7 @@ export const migrations = [
   IdempotentSubjects1764700000000,
   LineLessons1764800000000,
   EventTypes1764900000000,
+  ReadModels1765000000000,
 ];
 
 /**
