@@ -1,21 +1,33 @@
-import { type DataSource, type EntityManager, TypeORMError } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner.js';
-
-/** What node-postgres needs to run a named statement: the pool, or the client holding a transaction. */
-interface Queryable {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
-}
+import type { DataSource, EntityManager } from 'typeorm';
 
 /**
- * A statement of the request path, prepared: PostgreSQL parses and plans it once per connection (a named prepared
- * statement) rather than at every call. Planning was most of PostgreSQL's work for an event: the one-statement
- * insert of an event naming a product cost its backend 0.8 ms unprepared and 0.35 ms prepared (docs/performance.md).
- * Names are unique in the service (`prepared` refuses a second one); the text never changes at run time.
+ * How the service talks to the database, in three ways, each where it serves:
  *
- * Prepared statements live on the connection, so a pooler in front of PostgreSQL must keep a server connection per
- * client connection (PgBouncer in session mode, or 1.21+ with `max_prepared_statements`).
+ * 1. **TypeORM's repositories**, for plain reads and writes of one feature's rows: each feature lists its entities
+ *    (`CATALOG_ENTITIES` in `catalog.entities.ts`, …), registers them with `TypeOrmModule.forFeature`, and its
+ *    repositories take `@InjectRepository(Entity) Repository<Entity>`; in a transaction they use the caller's
+ *    `manager` instead (`database/transactions.ts`). `src/entities.ts` gathers the lists for the DataSource.
+ * 2. **TypeORM's query builder**, where a read varies in shape: lists and their filters and cursors (`paginate`,
+ *    `queryInStore`), joins of a few entities.
+ * 3. **Prepared statements** (this file), on the hot paths: the key lookup, the event inserts and read-backs, the
+ *    references, the line summaries, learning and the fit flow's steps. `prepared(name, text)` declares one at load,
+ *    `run(on, statement, values)` sends it by name, and PostgreSQL parses and plans it once per connection rather than
+ *    at every call: planning was most of its work for an event, 0.8 ms of its CPU unprepared and 0.35 ms prepared for
+ *    the insert of an event naming a product (docs/performance.md, docs/decisions/008-per-request-cost.md).
+ *
+ * `run` reaches the connection through TypeORM's public API only: in a transaction, the connection its query runner
+ * holds (`manager.queryRunner.connect()`, which hands back the one already taken); alone, a query runner of the
+ * DataSource (`createQueryRunner()`), connected, used and released, as TypeORM's own `DataSource.query` does. On the
+ * connection it asks node-postgres for a named statement (`{ name, text, values }`), which TypeORM's `query` cannot
+ * send. A closed DataSource fails as TypeORM's own queries do then, `Driver not Connected` (database-errors.ts: the
+ * database is unavailable).
+ *
+ * Names are unique in the service (`prepared` refuses a second one); the text never changes at run time. Prepared
+ * statements live on the connection, so a pooler in front of PostgreSQL must keep a server connection per client
+ * connection (PgBouncer in session mode, or 1.21+ with `max_prepared_statements`).
  */
+
+/** A statement of the request path, declared once by `prepared` and sent by name by `run`. */
 interface Prepared<Row> {
   readonly name: string;
   readonly text: string;
@@ -49,21 +61,26 @@ export function statementText(name: string): string {
 }
 
 /**
- * Runs a prepared statement and returns its rows: alone through the pool (autocommitted) when given the DataSource or
- * its own manager, or on the transaction's connection when given a transaction's manager.
+ * Runs a prepared statement and returns its rows: on the transaction's connection when given a transaction's manager,
+ * or alone (autocommitted) on a connection of the pool when given the DataSource or its own manager.
  */
 export async function run<Row>(on: DataSource | EntityManager, statement: Prepared<Row>, values: readonly unknown[]): Promise<Row[]> {
-  const target = await queryable(on);
-  const { rows } = await target.query({ name: statement.name, text: statement.text, values });
-  return rows as Row[];
+  const manager = 'manager' in on ? on.manager : on;
+  if (manager.queryRunner) return send(await manager.queryRunner.connect(), statement, values);
+  const alone = manager.dataSource.createQueryRunner();
+  try {
+    return await send(await alone.connect(), statement, values);
+  } finally {
+    await alone.release();
+  }
 }
 
-function queryable(on: DataSource | EntityManager): Queryable | Promise<Queryable> {
-  const manager = 'manager' in on ? on.manager : on;
-  const runner = manager.queryRunner as PostgresQueryRunner | undefined;
-  if (runner) return runner.connect() as Promise<Queryable>;
-  const pool = (manager.connection.driver as PostgresDriver).master as Queryable | undefined;
-  // A closed DataSource has no pool: the error TypeORM's own queries give then (database-errors.ts: unavailable).
-  if (!pool) throw new TypeORMError('Driver not Connected');
-  return pool;
+/** The connection a query runner holds, as node-postgres's client: it sends a statement by name. */
+interface Connection {
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+async function send<Row>(connection: Connection, statement: Prepared<Row>, values: readonly unknown[]): Promise<Row[]> {
+  const { rows } = await connection.query({ name: statement.name, text: statement.text, values });
+  return rows as Row[];
 }
