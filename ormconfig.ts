@@ -1,13 +1,13 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { ApiKey, OperatorKey } from './src/auth/api-key.entity.js';
+import { ApiKey, OperatorKey } from './src/api-keys/api-key.entity.js';
 import { Merchant } from './src/merchants/merchant.entity.js';
 import { Store } from './src/stores/store.entity.js';
 import { Product, ProductType, SizeChart, Variant } from './src/catalog/catalog.entities.js';
 import { FitSession, Questionnaire, QuestionnaireVersion } from './src/fit/fit.entities.js';
 import { FitEvent } from './src/events/event.entity.js';
-import { ConsoleAccount, ConsoleSession } from './src/auth/console-account.entity.js';
+import { ConsoleAccount, ConsoleSession } from './src/console-accounts/console-account.entity.js';
 import { PlatformConnection, PlatformOAuthState } from './src/console/platform.entities.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { ApiGateMiddleware } from './auth/api-gate.middleware.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -18,6 +19,8 @@ import { FitModule } from './fit/fit.module.js';
 import { EventsModule } from './events/events.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { HealthModule } from './health/health.module.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
+import { ConsoleAccountsModule } from './console-accounts/console-accounts.module.js';
 import { ConsoleModule } from './console/console.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { StoresModule } from './stores/stores.module.js';
@@ -39,7 +42,10 @@ export class AppModule implements NestModule {
           dataSourceFactory: async () => dataSource,
         }),
         RateLimitModule,
+        IdempotencyModule,
         AuthModule,
+        ApiKeysModule,
+        ConsoleAccountsModule,
         MerchantsModule,
         StoresModule,
         CatalogModule,

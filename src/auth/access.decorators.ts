@@ -1,8 +1,8 @@
 import { applyDecorators, SetMetadata, type Type, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiNotFoundResponse, ApiParam, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { IDEMPOTENT_EXTENSION } from '../common/openapi/openapi.js';
-import { IdempotentCreates } from './idempotent-creates.interceptor.js';
-import { IDEMPOTENT_ROUTE, type IdempotentRoute } from './idempotent-routes.js';
+import { IdempotentCreates } from '../idempotency/idempotent-creates.interceptor.js';
+import { IDEMPOTENT_ROUTE, type IdempotentRoute } from '../idempotency/idempotent-routes.js';
 import type { Scope } from './scopes.js';
 
 export const ACCESS_RULE = 'size-fit:access-rule';

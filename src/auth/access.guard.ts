@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { LARGE_BODY, readJson } from '../common/http/json-body.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { ACCESS_RULE, type AccessRule, readsBody, STORE_PARAM } from './access.decorators.js';
-import { ConsoleSessionAccess } from './console-session-access.js';
+import { ConsoleSessionAccess } from '../console-accounts/console-session-access.js';
 import { CREDENTIAL_PARAMS } from '../common/crypto/key-secret.js';
 import { KeyAccess } from './key-access.js';
 import type { MerchantPrincipal } from './principal.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
-import { ApiKeysService } from './api-keys.service.js';
-import { OperatorKeyService } from './operator-key.service.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { OperatorKeyService } from '../api-keys/operator-key.service.js';
 import type { Principal } from './principal.js';
 
 /** `Authorization: Bearer <secret>` → the operator, a merchant key, or nobody. */

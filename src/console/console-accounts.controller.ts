@@ -2,8 +2,8 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters } from 
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
-import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
-import { ANONYMOUS_COOKIE, clearTokenCookie, readToken, SESSION_COOKIE, setTokenCookie } from '../auth/console-credentials.js';
+import { ConsoleAccountsService } from '../console-accounts/console-accounts.service.js';
+import { ANONYMOUS_COOKIE, clearTokenCookie, readToken, SESSION_COOKIE, setTokenCookie } from '../console-accounts/console-credentials.js';
 import { type ConsoleIdentity, CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';

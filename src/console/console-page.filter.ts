@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ConsoleAccountsService } from '../auth/console-accounts.service.js';
-import { clearTokenCookie, csrfToken, readToken, SESSION_COOKIE } from '../auth/console-credentials.js';
+import { ConsoleAccountsService } from '../console-accounts/console-accounts.service.js';
+import { clearTokenCookie, csrfToken, readToken, SESSION_COOKIE } from '../console-accounts/console-credentials.js';
 import { PROBLEMS } from '../common/problems/problem-catalog.js';
 import { asProblem } from '../common/problems/problem-details.filter.js';
 import type { ProblemPages } from '../common/problems/problem-pages.js';

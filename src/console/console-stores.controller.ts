@@ -3,9 +3,10 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseFilters } from '@nes
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
-import { ApiKeysService } from '../auth/api-keys.service.js';
-import type { CreatedApiKeyResponse } from '../auth/dto/api-key.response.js';
-import { CreateApiKeyRequest } from '../auth/dto/create-api-key.request.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { ConsoleAccountsService } from '../console-accounts/console-accounts.service.js';
+import type { CreatedApiKeyResponse } from '../api-keys/dto/api-key.response.js';
+import { CreateApiKeyRequest } from '../api-keys/dto/create-api-key.request.js';
 import { type ConsoleIdentity, CurrentPrincipal, CurrentStore, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
@@ -20,7 +21,7 @@ import { metricsPage } from './pages/metrics-page.js';
 import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
 import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { PlatformService } from './platform.service.js';
-import { SubmittedForms } from '../auth/submitted-forms.js';
+import { SubmittedForms } from '../idempotency/submitted-forms.js';
 
 const DAY_MS = 86_400_000;
 
@@ -41,6 +42,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export class ConsoleStoresController {
   constructor(
     private readonly apiKeys: ApiKeysService,
+    private readonly accounts: ConsoleAccountsService,
     private readonly metrics: MetricsService,
     private readonly productFit: ProductFitService,
     private readonly platform: PlatformService,
@@ -83,8 +85,9 @@ export class ConsoleStoresController {
     try {
       const request = await this.issueRequest(store, values);
       // Issued by the session, which stands on its account's key: ending either first issues nothing (a sign-in page).
-      const issuer = { ...principal, consoleSessionId: identity.sessionId };
-      created = await this.forms.once(identity.accountId, formText(body, 'form_id'), () => this.apiKeys.issue(issuer, request));
+      created = await this.forms.once(identity.accountId, formText(body, 'form_id'), () =>
+        this.accounts.issueKey(principal, identity, request),
+      );
     } catch (error) {
       if (!(error instanceof ProblemError) || error.code !== 'validation_failed') throw error;
       const view = await this.storeView(principal, store);

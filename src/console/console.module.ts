@@ -1,5 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { ConsoleAccountsModule } from '../console-accounts/console-accounts.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { StoresModule } from '../stores/stores.module.js';
@@ -16,7 +17,7 @@ import { PlatformService } from './platform.service.js';
 
 /** The seller console at /console (docs/decisions/005-seller-console.md). */
 @Module({
-  imports: [AuthModule, StoresModule, MetricsModule, FitModule],
+  imports: [ApiKeysModule, ConsoleAccountsModule, StoresModule, MetricsModule, FitModule],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
   providers: [

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ConsoleIdentity } from '../auth/principal.js';
-import { newToken } from '../auth/console-credentials.js';
+import { newToken } from '../console-accounts/console-credentials.js';
 import { digestSecret } from '../common/crypto/key-secret.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';

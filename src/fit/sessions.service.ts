@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { IdempotentRequests } from '../auth/idempotent-routes.js';
+import { IdempotentRequests } from '../idempotency/idempotent-routes.js';
 import { CatalogLookups, type ChartRow, type ProductRef } from '../catalog/catalog-lookups.service.js';
 import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { IdempotentRoute, NamedSubject } from '../auth/idempotent-routes.js';
+import type { IdempotentRoute, NamedSubject } from '../idempotency/idempotent-routes.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
 import { Transactions } from '../database/transactions.js';
 import { ShoppersRepository } from './shoppers.repository.js';

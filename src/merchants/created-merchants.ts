@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { IdempotentRoute } from '../auth/idempotent-routes.js';
-import { IssuedKeys } from '../auth/issued-keys.js';
+import type { IdempotentRoute } from '../idempotency/idempotent-routes.js';
+import { IssuedKeys } from '../api-keys/issued-keys.js';
 import type { CreatedMerchantResponse } from './dto/merchant.dto.js';
 
 /**

@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CreatedMerchants } from './created-merchants.js';
 import { MerchantsController } from './merchants.controller.js';
 import { MerchantsRepository } from './merchants.repository.js';
 import { MerchantsService } from './merchants.service.js';
 
 @Module({
-  // AuthModule: ApiKeysService writes the merchant's first admin key in the merchant's transaction; IssuedKeys shows
-  // it as it is now to a replay.
-  imports: [AuthModule],
+  // ApiKeysModule: ApiKeysService writes the merchant's first admin key in the merchant's transaction; IssuedKeys
+  // shows it as it is now to a replay.
+  imports: [ApiKeysModule],
   controllers: [MerchantsController],
   providers: [MerchantsService, MerchantsRepository, CreatedMerchants],
 })

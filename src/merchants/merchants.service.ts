@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeysService } from '../auth/api-keys.service.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { newId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { type CreatedMerchantResponse, MerchantResponse } from './dto/merchant.dto.js';

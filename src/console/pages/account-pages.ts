@@ -1,4 +1,4 @@
-import type { ConsoleAccountResponse } from '../../auth/dto/console-account.response.js';
+import type { ConsoleAccountResponse } from '../../console-accounts/dto/console-account.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import { html, type Html } from '../html.js';
 import { logInAddress, signUpAddress } from '../return-path.js';

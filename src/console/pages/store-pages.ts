@@ -1,5 +1,5 @@
 import { SCOPES } from '../../auth/scopes.js';
-import type { ApiKeyResponse, CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
+import type { ApiKeyResponse, CreatedApiKeyResponse } from '../../api-keys/dto/api-key.response.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import type { StoreResponse } from '../../stores/dto/store.dto.js';
 import type { Store } from '../../stores/store.entity.js';

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import { CreatedApiKeyResponse } from '../../auth/dto/api-key.response.js';
+import { CreatedApiKeyResponse } from '../../api-keys/dto/api-key.response.js';
 import type { Merchant } from '../merchant.entity.js';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 

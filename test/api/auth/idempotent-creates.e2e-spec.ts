@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { IDEMPOTENCY_SWEEP_EVERY_MS, IdempotencySweeper } from '../../../src/auth/idempotency-sweeper.js';
+import { IDEMPOTENCY_SWEEP_EVERY_MS, IdempotencySweeper } from '../../../src/idempotency/idempotency-sweeper.js';
 import { bearer, OPERATOR_KEY, useApp } from '../../support/app.js';
 import { createProductType, createSizeChart } from '../../support/catalog-fixtures.js';
 import { createTenant, expectErrors, expectProblem, issueKey } from '../../support/fixtures.js';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { SESSION_COOKIE } from '../../../src/auth/console-credentials.js';
+import { SESSION_COOKIE } from '../../../src/console-accounts/console-credentials.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../../support/app.js';
 import { ConsoleClient, keyRows, newSecret, setCookies, signUp, transcript, uniqueEmail } from '../../support/console-client.js';
 import { type StandinPlatform, startPlatform } from '../../support/platform-standin.js';

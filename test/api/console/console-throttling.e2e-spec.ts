@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { generateSecret, MERCHANT_KEY_PREFIX } from '../../../src/common/crypto/key-secret.js';
-import { FIRST_EMAIL_DELAY_SECONDS } from '../../../src/auth/login-throttle.js';
+import { FIRST_EMAIL_DELAY_SECONDS } from '../../../src/console-accounts/login-throttle.js';
 import { type TestApp, useApp } from '../../support/app.js';
 import {
   ConsoleClient,

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { ApiKey } from './api-key.entity.js';
+import { ApiKey } from '../api-keys/api-key.entity.js';
 
 /**
  * A person who signs in to the seller console on behalf of a merchant, for as long as the admin key presented at

@@ -6,14 +6,15 @@ import type { Page, PageQuery } from '../common/http/pagination.js';
 import { RateLimitStore } from '../common/http/rate-limit-store.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
+import type { CreatedApiKeyResponse } from '../api-keys/dto/api-key.response.js';
+import type { CreateApiKeyRequest } from '../api-keys/dto/create-api-key.request.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountResponse } from './dto/console-account.response.js';
 import { newToken, readToken, SESSION_COOKIE } from './console-credentials.js';
 import { digestSecret } from '../common/crypto/key-secret.js';
 import { LoginThrottle } from './login-throttle.js';
-import type { ConsoleIdentity } from './principal.js';
+import type { ConsoleIdentity, MerchantPrincipal } from '../auth/principal.js';
 import { dummyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength, verifyPassword } from './passwords.js';
 import { Transactions } from '../database/transactions.js';
 
@@ -45,12 +46,13 @@ export class ConsoleAccountsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly accounts: ConsoleAccountsRepository,
-    private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly apiKeys: ApiKeysService,
     limits: RateLimitStore,
   ) {
     this.throttle = new LoginThrottle(limits);
+    // Console access granted with a key ends with it (docs/decisions/006-console-access.md), in the key's revocation.
+    apiKeys.onRevocation((manager, keyId, merchantId) => this.accounts.deleteGrantedByRevokedKey(manager, keyId, merchantId));
   }
 
   /** True when cookies must be Secure: the console is served over https. */
@@ -94,7 +96,7 @@ export class ConsoleAccountsService {
     const created = await this.transactions.run(async (manager) => {
       // The key's row lock orders this sign-up with a revocation of the key: either the revocation sees the account
       // and removes it, or this sees the key revoked and creates nothing.
-      const live = await this.keys.lockIfLive(manager, key.id);
+      const live = await this.apiKeys.lockIfLive(manager, key.id);
       if (!live) return 'key_gone' as const;
       // An account whose key has expired holds its email until someone signs up with a live key.
       await this.accounts.deleteHeldByDeadKey(manager, key.merchantId, email);
@@ -209,6 +211,16 @@ export class ConsoleAccountsService {
   /** Ends the session of a cookie token, if it has one. */
   async logOut(token: string): Promise<void> {
     await this.accounts.deleteSession(digestSecret(token));
+  }
+
+  /**
+   * Issues a key as the signed-in session (`principal`, its merchant's): the session stands on its account and on the
+   * key the account signed up with, all three locked in the issuing transaction, so that ending any of them first
+   * issues nothing (docs/decisions/001-credential-edge-cases.md).
+   */
+  issueKey(principal: MerchantPrincipal, identity: ConsoleIdentity, request: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    const issuer = { ...principal, lockIfLive: (manager: EntityManager) => this.accounts.lockSessionIfLive(manager, identity.sessionId) };
+    return this.apiKeys.issue(issuer, request);
   }
 
   /** Starts a session of the account, in the transaction of `manager` when one is given, and returns its cookie token. */

@@ -6,14 +6,13 @@ import type { Page } from '../common/http/pagination.js';
 import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc3339.js';
 import { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../auth/scopes.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { unauthenticated } from './bearer-token.js';
-import { ConsoleAccountsRepository } from './console-accounts.repository.js';
+import { unauthenticated } from '../auth/bearer-token.js';
 import type { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { digestSecret, displayPrefix, generateSecret, isWellFormedSecret, MERCHANT_KEY_PREFIX } from '../common/crypto/key-secret.js';
-import type { MerchantPrincipal } from './principal.js';
+import type { MerchantPrincipal } from '../auth/principal.js';
 import { Transactions } from '../database/transactions.js';
 
 /** `last_used_at` is written at most this often per key, so authentication stays a read. */
@@ -51,19 +50,37 @@ interface NewKey {
 }
 
 /**
- * Who issues a key: a key of the merchant (`keyId`), or a console session (`consoleSessionId`, its principal having
- * no key), which stands on its account and on the key the account signed up with.
+ * Who issues a key: a key of the merchant (`keyId`), or a console session (its principal having no key), which stands
+ * on its account and on the key the account signed up with: `lockIfLive` locks those in the issuing transaction and
+ * says whether they are all still live (console-accounts.service.ts).
  */
-type KeyIssuer = MerchantPrincipal & { readonly consoleSessionId?: string };
+type KeyIssuer = MerchantPrincipal & { readonly lockIfLive?: (manager: EntityManager) => Promise<boolean> };
+
+/** What else ends with a key, in its revocation's transaction once the key's row is locked: a step of another module. */
+type RevocationStep = (manager: EntityManager, keyId: string, merchantId: string) => Promise<void>;
 
 @Injectable()
 export class ApiKeysService {
+  private readonly revocationSteps: RevocationStep[] = [];
+
   constructor(
     private readonly transactions: Transactions,
     private readonly keys: ApiKeysRepository,
-    private readonly accounts: ConsoleAccountsRepository,
     private readonly stores: StoresService,
   ) {}
+
+  /**
+   * Adds a step to every revocation, run in its transaction after the key's row is locked (the console accounts a key
+   * granted end with it: console-accounts.service.ts).
+   */
+  onRevocation(step: RevocationStep): void {
+    this.revocationSteps.push(step);
+  }
+
+  /** True when the key is live, holding a share lock on its row until the transaction ends. */
+  lockIfLive(manager: EntityManager, keyId: string): Promise<boolean> {
+    return this.keys.lockIfLive(manager, keyId);
+  }
 
   /**
    * The active key with this secret, or null, with the store a store-bound key is bound to, read in the same
@@ -141,7 +158,7 @@ export class ApiKeysService {
    */
   private lockIssuer(manager: EntityManager, issuer: KeyIssuer): Promise<boolean> {
     if (issuer.keyId !== null) return this.keys.lockIfLive(manager, issuer.keyId);
-    if (issuer.consoleSessionId !== undefined) return this.keys.lockConsoleSessionIfLive(manager, issuer.consoleSessionId);
+    if (issuer.lockIfLive !== undefined) return issuer.lockIfLive(manager);
     throw new Error('A key is issued by a key or by a console session, and this issuer is neither');
   }
 
@@ -165,9 +182,9 @@ export class ApiKeysService {
     };
     const key = await this.transactions.run(async (manager) => {
       await this.keys.revoke(manager, where);
-      // Console access granted with the key ends with it (docs/decisions/006-console-access.md); the key's row lock,
-      // taken above, orders this with a sign-up presenting the key.
-      await this.accounts.deleteGrantedByRevokedKey(manager, keyId, principal.merchantId);
+      // What stands on the key ends with it (console access: docs/decisions/006-console-access.md); the key's row
+      // lock, taken above, orders this with a sign-up presenting the key.
+      for (const step of this.revocationSteps) await step(manager, keyId, principal.merchantId);
       return this.keys.findOne(manager, where);
     });
     if (!key) throw ProblemError.notFound('API key');

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../auth/scopes.js';
 
 @Entity({ name: 'api_keys' })
 @Index('api_keys_merchant_id_idx', ['merchantId', 'id'])

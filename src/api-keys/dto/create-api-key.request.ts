@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { PageQuery } from '../../common/http/pagination.js';
 import { IsRfc3339 } from '../../common/validation/rfc3339.js';
-import { SCOPES, type Scope } from '../scopes.js';
+import { SCOPES, type Scope } from '../../auth/scopes.js';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class CreateApiKeyRequest {

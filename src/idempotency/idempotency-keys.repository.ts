@@ -13,7 +13,7 @@ const DELETE_BATCH = 1000;
 const ABANDONED_SECONDS = 60;
 
 /** A claimed key: the request it came with and, once answered, the sealed answer. */
-interface HeldKey {
+export interface HeldKey {
   readonly requestDigest: Buffer;
   readonly sealedAnswer: Buffer | null;
 }

@@ -5,10 +5,8 @@ import { paginate, type Page, type PageQuery } from '../common/http/pagination.j
 import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { ApiKey } from './api-key.entity.js';
-import type { Scope } from './scopes.js';
-
-/** The account's key is live: neither revoked nor expired. Sign-in, sessions and sign-up all ask it. */
-export const LIVE_KEY = 'k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())';
+import { LIVE_KEY } from './live-key.js';
+import type { Scope } from '../auth/scopes.js';
 
 /** An active key and the store it is bound to (the `store_…` columns are null for an unrestricted key). */
 interface KeyRow {
@@ -119,24 +117,6 @@ export class ApiKeysRepository {
   /** True when the key is live, holding a share lock on its row until the transaction ends. */
   async lockIfLive(manager: EntityManager, keyId: string): Promise<boolean> {
     const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [keyId])) as unknown[];
-    return Boolean(live);
-  }
-
-  /**
-   * True when the console session is live, and so are its account and the key the account stands on; the key's row
-   * is then share-locked as by `lockIfLive`, and the account's and the session's rows are held against deletion,
-   * until the transaction ends. Taken in that order (clause by clause), the order in which a revocation (the key,
-   * then its accounts, then their sessions) and a removal (the account, then its sessions) take them.
-   */
-  async lockConsoleSessionIfLive(manager: EntityManager, sessionId: string): Promise<boolean> {
-    const [live] = (await manager.query(
-      `SELECT 1 FROM console_sessions s
-         JOIN console_accounts a ON a.id = s.account_id
-         JOIN api_keys k ON k.id = a.api_key_id
-        WHERE s.id = $1 AND s.expires_at > now() AND ${LIVE_KEY}
-          FOR SHARE OF k FOR KEY SHARE OF a, s`,
-      [sessionId],
-    )) as unknown[];
     return Boolean(live);
   }
 }

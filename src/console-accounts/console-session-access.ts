@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readForm } from '../common/http/form-body.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import type { AccessRule } from './access.decorators.js';
+import type { AccessRule } from '../auth/access.decorators.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import { ANONYMOUS_COOKIE, CSRF_FIELD, csrfMatches, csrfToken, newToken, readToken, setTokenCookie } from './console-credentials.js';
-import type { ConsoleIdentity, MerchantPrincipal } from './principal.js';
+import type { ConsoleIdentity, MerchantPrincipal } from '../auth/principal.js';
 
 type ConsoleRule = Extract<AccessRule, { kind: 'console' }>;
 

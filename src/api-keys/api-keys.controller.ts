@@ -3,12 +3,12 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Page } from '../common/http/pagination.js';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
-import { Idempotent, RequireScope } from './access.decorators.js';
+import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyListQuery, CreateApiKeyRequest } from './dto/create-api-key.request.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response.js';
 import { IssuedKeys } from './issued-keys.js';
-import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
+import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 
 @ApiTags('API keys')
 @Controller('v1/api-keys')

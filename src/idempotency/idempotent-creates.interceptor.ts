@@ -7,11 +7,11 @@ import { seal, unseal } from '../common/crypto/seal.js';
 import { canonicalJson } from '../common/http/canonical-json.js';
 import { sha256 } from '../common/crypto/sha256.js';
 import { ProblemError } from '../common/problems/problem-error.js';
-import { bearerToken } from './bearer-token.js';
+import { bearerToken } from '../auth/bearer-token.js';
 import { digestSecret } from '../common/crypto/key-secret.js';
-import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
+import { IdempotencyKeysService } from './idempotency-keys.service.js';
 import { IDEMPOTENT_ROUTE, type IdempotentRoute } from './idempotent-routes.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../auth/principal.js';
 
 const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -38,7 +38,7 @@ export class IdempotentCreates implements NestInterceptor {
   private readonly routes = new WeakMap<object, IdempotentRoute | null>();
 
   constructor(
-    private readonly keys: IdempotencyKeysRepository,
+    private readonly keys: IdempotencyKeysService,
     private readonly reflector: Reflector,
     private readonly moduleRef: ModuleRef,
   ) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { LIVE_KEY } from './api-keys.repository.js';
+import { LIVE_KEY } from '../api-keys/live-key.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
 
 /** A session ends after this long without a request… */
@@ -164,6 +164,24 @@ export class ConsoleAccountsRepository {
           WHERE id = $1 AND expires_at > now()`,
       [sessionId, SESSION_IDLE_MINUTES, SESSION_MAX_HOURS],
     );
+  }
+
+  /**
+   * True when the console session is live, and so are its account and the key the account stands on; the key's row
+   * is then share-locked as by `ApiKeysService.lockIfLive`, and the account's and the session's rows are held against
+   * deletion, until the transaction ends. Taken in that order (clause by clause), the order in which a revocation (the
+   * key, then its accounts, then their sessions) and a removal (the account, then its sessions) take them.
+   */
+  async lockSessionIfLive(manager: EntityManager, sessionId: string): Promise<boolean> {
+    const [live] = (await manager.query(
+      `SELECT 1 FROM console_sessions s
+         JOIN console_accounts a ON a.id = s.account_id
+         JOIN api_keys k ON k.id = a.api_key_id
+        WHERE s.id = $1 AND s.expires_at > now() AND ${LIVE_KEY}
+          FOR SHARE OF k FOR KEY SHARE OF a, s`,
+      [sessionId],
+    )) as unknown[];
+    return Boolean(live);
   }
 
   /** Ends every session of the account. */

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { ApiKey } from '../api-key.entity.js';
-import { SCOPES, type Scope } from '../scopes.js';
+import { SCOPES, type Scope } from '../../auth/scopes.js';
 import { EXAMPLE_ID, EXAMPLE_SECRET_PREFIX, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 
 export class ApiKeyResponse {

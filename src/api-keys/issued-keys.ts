@@ -3,8 +3,8 @@ import type { Request } from 'express';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyResponse, type CreatedApiKeyResponse } from './dto/api-key.response.js';
-import type { IdempotentRoute } from './idempotent-routes.js';
-import type { MerchantPrincipal } from './principal.js';
+import type { IdempotentRoute } from '../idempotency/idempotent-routes.js';
+import type { MerchantPrincipal } from '../auth/principal.js';
 
 /**
  * A key's creation replayed to its `Idempotency-Key` (docs/decisions/007-idempotent-creates.md): the key as it is now,

@@ -3,10 +3,10 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPage } from '../common/http/api-page.decorator.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
-import { RequireScope } from './access.decorators.js';
+import { RequireScope } from '../auth/access.decorators.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
 import { ConsoleAccountResponse } from './dto/console-account.response.js';
-import { CurrentPrincipal, type MerchantPrincipal } from './principal.js';
+import { CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 
 /** Who can sign in to the merchant's seller console, for its admins to review and remove. */
 @ApiTags('Console accounts')
