@@ -3,7 +3,7 @@
  * and no ORM. `node:http` + `pg`, one file. The bench (bench/run.ts) starts it as a child process on the same
  * database as the service and puts the same load on both; the service's figures are read against it.
  *
- * Per request, the same database work as `POST /v1/stores/{id}/events` (src/auth/api-keys.repository.ts,
+ * Per request, the same database work as `POST /v1/stores/{id}/events` (src/api-keys/api-keys.repository.ts,
  * src/events/events.service.ts, events.repository.ts, line-summaries.repository.ts), with the same statements, named
  * (prepared once per connection) as the service's are (src/database/statements.ts):
  *
