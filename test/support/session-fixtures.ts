@@ -8,7 +8,8 @@ import { TIMESTAMP } from './fixtures.js';
 export const SIZES = ['S', 'M', 'L', 'XL'] as const;
 export type SizeLabel = (typeof SIZES)[number];
 
-const BODY_CHART = [
+/** Its sizes: chest and waist ranges in cm. */
+export const BODY_CHART = [
   { label: 'S', measurements: { chest: { min: 86, max: 94 }, waist: { min: 71, max: 79 } } },
   { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 79, max: 87 } } },
   { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
@@ -196,7 +197,10 @@ export interface Session {
 }
 
 /** Everything a recommendation on the shop's chart must be, whatever the answers. */
-export function expectWellFormed(recommendation: Recommendation | null, shop: Shop): asserts recommendation is Recommendation {
+export function expectWellFormed(
+  recommendation: Recommendation | null,
+  shop: Pick<Shop, 'variants'>,
+): asserts recommendation is Recommendation {
   expect(recommendation).not.toBeNull();
   const r = recommendation as Recommendation;
   expect(Object.keys(r).sort()).toEqual(
