@@ -3,7 +3,7 @@
  * in concurrent deliveries), what a purchase and its outcome change in what learning reads, and events that name
  * another store's catalog refused.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { CatalogModule } from '../../src/catalog/catalog.module.js';
 import { EventsModule } from '../../src/events/events.module.js';
 import { EventsService } from '../../src/events/events.service.js';
@@ -123,6 +123,31 @@ describe('EventsService', () => {
         events().recordBatch(shop.store, [{ ...kept }, { ...kept }]),
         events().record(shop.store, { ...kept }),
       ]);
+      expect((await learned(shop)).count).toBe(1);
+    });
+
+    it('stores nothing of a batch when learning fails in its transaction; the retry stores and counts it', async () => {
+      const shop = await createServiceShop(m);
+      const bought = line();
+      const batch = [
+        eventBody('purchase', shop, { ...bought, occurred_at: ago(minutes(10)) }),
+        eventBody('return_requested', shop, { ...bought, fit_feedback: 'too_small', occurred_at: ago(minutes(5)) }),
+      ];
+      const learning = m.get(LearningService);
+      const recordOutcomes = learning.recordOutcomes.bind(learning);
+      const failing = jest.spyOn(learning, 'recordOutcomes').mockImplementationOnce(async (...args) => {
+        await recordOutcomes(...args);
+        throw new Error('learning failed');
+      });
+      try {
+        await expect(events().recordBatch(shop.store, batch)).rejects.toThrow('learning failed');
+      } finally {
+        failing.mockRestore();
+      }
+      expect(await storedKeys(shop)).toEqual({});
+      expect((await learned(shop)).count).toBe(0);
+
+      expect((await events().recordBatch(shop.store, batch)).map((r) => r.status)).toEqual([201, 201]);
       expect((await learned(shop)).count).toBe(1);
     });
   });

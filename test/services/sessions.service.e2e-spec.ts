@@ -2,7 +2,8 @@
  * SessionsService over a real database, without HTTP: start → answers → decision as the API answers them, the answers'
  * field errors, the moves the state refuses, concurrent decisions, and the store a session belongs to.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { SessionEventsService } from '../../src/events/session-events.service.js';
 import type { SessionResponse } from '../../src/fit/dto/session.dto.js';
 import { FitModule } from '../../src/fit/fit.module.js';
 import { SessionsService } from '../../src/fit/sessions.service.js';
@@ -234,6 +235,69 @@ describe('SessionsService', () => {
         errors: [{ field: 'variant_id', code: 'not_found' }],
       });
       expect(asSent(await sessions().get(shop.store, session.id))).toEqual(asSent(session));
+    });
+  });
+
+  describe('a move and its events', () => {
+    /** Runs `work` while the session events' next write is made, then fails, inside the move's transaction. */
+    const withFailingEvents = async (work: () => Promise<unknown>): Promise<void> => {
+      const sessionEvents = m.get(SessionEventsService);
+      const record = sessionEvents.record.bind(sessionEvents);
+      const failing = jest.spyOn(sessionEvents, 'record').mockImplementationOnce(async (...args) => {
+        await record(...args);
+        throw new Error('the events could not be written');
+      });
+      try {
+        await expect(work()).rejects.toThrow('the events could not be written');
+      } finally {
+        failing.mockRestore();
+      }
+    };
+
+    it('commit together: answers whose events fail leave the session started, without answers or events', async () => {
+      const shop = await createServiceShop(m);
+      const session = await sessions().start(shop.store, { product_id: shop.productId });
+      await withFailingEvents(() => sessions().answer(shop.store, session.id, { answers: SHOPPER }));
+      expect(asSent(await sessions().get(shop.store, session.id))).toEqual(asSent(session));
+      expect(await eventTypes(session.id)).toEqual(['fit_started']);
+      // the same answers go through once the events can be written
+      expect((await sessions().answer(shop.store, session.id, { answers: SHOPPER })).state).toBe('recommended');
+      expect(await eventTypes(session.id)).toEqual(['fit_completed', 'fit_started', 'recommendation_generated']);
+    });
+
+    it('commit together: a decision whose event fails leaves the session recommended, to be decided again', async () => {
+      const shop = await createServiceShop(m);
+      const session = await recommended(shop);
+      const size = recommendationOf(session).size_label;
+      await withFailingEvents(() => sessions().decide(shop.store, session.id, { size_label: size }));
+      expect(asSent(await sessions().get(shop.store, session.id))).toEqual(asSent(session));
+      expect((await sessions().decide(shop.store, session.id, { size_label: otherSize(size) })).outcome).toBe('overridden');
+      expect((await eventTypes(session.id)).filter((type) => DECISION_EVENTS.includes(type))).toEqual(['recommendation_overridden']);
+    });
+
+    it('lets answers racing a decision land before it or be refused, never after it', async () => {
+      const shop = await createServiceShop(m);
+      const session = await recommended(shop);
+      const [decided, ...answered] = await Promise.allSettled([
+        sessions().decide(shop.store, session.id, { size_label: 'M' }),
+        ...[60, 80, 100, 120].map((kg) =>
+          sessions().answer(shop.store, session.id, { answers: { ...SHOPPER, weight: { value: kg, unit: 'kg' } } }),
+        ),
+      ]);
+      expect(decided.status).toBe('fulfilled');
+      for (const refused of answered.flatMap((a) => (a.status === 'rejected' ? [a.reason as unknown] : []))) {
+        expect(await problemOf(Promise.reject(refused))).toEqual({ status: 409, code: 'session_state_conflict' });
+      }
+      const final = await sessions().get(shop.store, session.id);
+      expect(final.state).toBe('completed');
+      expect(final.outcome).toBe(recommendationOf(final).size_label === 'M' ? 'accepted' : 'overridden');
+      const generated = await m.dataSource.query<{ occurred_at: Date }[]>(
+        `SELECT occurred_at FROM events WHERE session_id = $1 AND type = 'recommendation_generated'`,
+        [session.id],
+      );
+      expect(generated).toHaveLength(1 + answered.filter((a) => a.status === 'fulfilled').length);
+      const decidedAt = new Date(final.decision?.decided_at as string).getTime();
+      for (const { occurred_at } of generated) expect(new Date(occurred_at).getTime()).toBeLessThanOrEqual(decidedAt);
     });
   });
 
