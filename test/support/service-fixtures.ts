@@ -2,12 +2,10 @@ import { expect } from '@jest/globals';
 import { ProductTypesService } from '../../src/catalog/product-types.service.js';
 import { ProductsService } from '../../src/catalog/products.service.js';
 import { SizeChartsService } from '../../src/catalog/size-charts.service.js';
-import { newId } from '../../src/common/http/ids.js';
 import { ProblemError } from '../../src/common/problems/problem-error.js';
-import { Transactions } from '../../src/database/transactions.js';
-import { MerchantsRepository } from '../../src/merchants/merchants.repository.js';
+import { MerchantsService } from '../../src/merchants/merchants.service.js';
 import type { Store } from '../../src/stores/store.entity.js';
-import { StoresRepository } from '../../src/stores/stores.repository.js';
+import { StoresService } from '../../src/stores/stores.service.js';
 import type { ServiceModule } from './service-module.js';
 import { BODY_CHART, type Shop, type SizeLabel, SIZES } from './session-fixtures.js';
 
@@ -22,14 +20,17 @@ export interface ServiceShop extends Omit<Shop, 'secret'> {
 
 let counter = 0;
 
-/** A store of a fresh merchant, or of the merchant `merchantId` names; through their repositories. */
+/** A store of a fresh merchant, or of the merchant `merchantId` names; through their services. */
 export async function createServiceStore(m: ServiceModule, merchantId?: string): Promise<Store> {
   const n = ++counter;
-  const owner = merchantId ?? newId();
-  if (merchantId === undefined) {
-    await m.get(Transactions).run((manager) => m.get(MerchantsRepository).create(manager, { id: owner, name: `Merchant ${n}` }));
-  }
-  return m.get(StoresRepository).create({ id: newId(), merchantId: owner, name: `Store ${n}`, currency: 'USD', unitSystem: 'metric' });
+  const owner = merchantId ?? (await m.get(MerchantsService).create(`Merchant ${n}`)).merchant.id;
+  const stores = m.get(StoresService);
+  // as the merchant's unrestricted admin
+  const principal = { kind: 'merchant', keyId: null, merchantId: owner, storeId: null, scopes: ['admin'] } as const;
+  const created = await stores.create(principal, { name: `Store ${n}` });
+  const store = await stores.findOfMerchant(created.id, owner);
+  if (!store) throw new Error('createServiceStore: the store just created is not found');
+  return store;
 }
 
 /** The shop on `store` (a new merchant's store when left out). */

@@ -8,8 +8,8 @@ import { IdempotencyModule } from '../../src/idempotency/idempotency.module.js';
 import { APP_CONFIG } from '../../src/config/app.config.js';
 import { openDatabase } from '../../src/database/database.js';
 import { Transactions } from '../../src/database/transactions.js';
-import { MerchantsRepository } from '../../src/merchants/merchants.repository.js';
-import { StoresRepository } from '../../src/stores/stores.repository.js';
+import { MerchantsModule } from '../../src/merchants/merchants.module.js';
+import { StoresModule } from '../../src/stores/stores.module.js';
 import { testConfig } from './app.js';
 import { embeddedTemplate } from './embedded-template.js';
 
@@ -31,8 +31,8 @@ export interface ServiceModule {
  * The feature modules `imports` wired as `AppModule.forRoot` wires them: TypeORM over the database `openDatabase`
  * opens and migrates (the embedded one from the migrated snapshot, or the worker's PostgreSQL database when
  * DATABASE_URL is set), the global `APP_CONFIG` and `Transactions`, and the global idempotency keys that fit routes
- * use. The merchants' and stores' repositories are there too, so that a spec can make its own tenant
- * (service-fixtures.ts). No guard, pipe, filter or HTTP server.
+ * use. The merchants' and stores' modules are there too, so that a spec can make its own tenant through their
+ * services (service-fixtures.ts). No guard, pipe, filter or HTTP server.
  */
 export async function startServiceModule(imports: readonly Import[]): Promise<ServiceModule> {
   const config = testConfig();
@@ -50,9 +50,10 @@ export async function startServiceModule(imports: readonly Import[]): Promise<Se
           exports: [APP_CONFIG, Transactions],
         },
         IdempotencyModule,
+        MerchantsModule,
+        StoresModule,
         ...imports,
       ],
-      providers: [MerchantsRepository, StoresRepository],
     }).compile();
     // start-up hooks (the catalog's referrers register their checks), as the app runs them
     await module.init();
