@@ -1,14 +1,7 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { ApiKey, OperatorKey } from './src/api-keys/api-key.entity.js';
-import { Merchant } from './src/merchants/merchant.entity.js';
-import { Store } from './src/stores/store.entity.js';
-import { Product, ProductType, SizeChart, Variant } from './src/catalog/catalog.entities.js';
-import { FitSession, Questionnaire, QuestionnaireVersion } from './src/fit/fit.entities.js';
-import { FitEvent } from './src/events/event.entity.js';
-import { ConsoleAccount, ConsoleSession } from './src/console-accounts/console-account.entity.js';
-import { PlatformConnection, PlatformOAuthState } from './src/console/platform.entities.js';
+import { ENTITIES } from './src/entities.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
 import { EventIngestionAndMetrics1763900000000 } from './src/database/migrations/1763900000000-event-ingestion-and-metrics.js';
@@ -27,24 +20,6 @@ import { ReadModels1765000000000 } from './src/database/migrations/1765000000000
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
 
-export const entities = [
-  Merchant,
-  Store,
-  ApiKey,
-  OperatorKey,
-  ProductType,
-  SizeChart,
-  Product,
-  Variant,
-  Questionnaire,
-  QuestionnaireVersion,
-  FitSession,
-  FitEvent,
-  ConsoleAccount,
-  ConsoleSession,
-  PlatformOAuthState,
-  PlatformConnection,
-];
 export const migrations = [
   InitialSchema1763776800000,
   CatalogAndSessions1763820000000,
@@ -69,7 +44,7 @@ export const migrations = [
 export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
   const common = {
     type: 'postgres' as const,
-    entities,
+    entities: ENTITIES,
     migrations,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -53,3 +53,6 @@ export class OperatorKey {
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }
+
+/** The entities of keys, registered by their module. */
+export const API_KEYS_ENTITIES = [ApiKey, OperatorKey];

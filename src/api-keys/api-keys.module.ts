@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { StoresModule } from '../stores/stores.module.js';
+import { API_KEYS_ENTITIES } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -13,7 +15,7 @@ import { OperatorKeysRepository } from './operator-keys.repository.js';
  */
 @Module({
   // StoresModule: the store a new key is bound to (StoresService).
-  imports: [StoresModule],
+  imports: [TypeOrmModule.forFeature(API_KEYS_ENTITIES), StoresModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysService, ApiKeysRepository, OperatorKeyService, OperatorKeysRepository, IssuedKeys],
   exports: [ApiKeysService, OperatorKeyService, IssuedKeys],

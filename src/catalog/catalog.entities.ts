@@ -91,3 +91,6 @@ export class Variant extends StoreOwned {
   @Column({ type: 'timestamptz', name: 'archived_at', nullable: true })
   archivedAt: Date | null;
 }
+
+/** The entities of the catalog, registered by its module. */
+export const CATALOG_ENTITIES = [ProductType, SizeChart, Product, Variant];

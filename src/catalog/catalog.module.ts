@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CATALOG_ENTITIES } from './catalog.entities.js';
 import { CatalogLookups } from './catalog-lookups.service.js';
 import { CatalogReferences } from './catalog-references.js';
 import { ProductTypesController } from './product-types.controller.js';
@@ -14,6 +16,7 @@ import { SizeChartsService } from './size-charts.service.js';
 /** Product types, size charts, products and variants. Exports the registry through which referrers keep
  * rows alive and the lookups other features make inside their transactions. */
 @Module({
+  imports: [TypeOrmModule.forFeature(CATALOG_ENTITIES)],
   controllers: [ProductTypesController, SizeChartsController, ProductsController],
   providers: [
     ProductTypesService,

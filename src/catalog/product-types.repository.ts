@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
@@ -10,23 +10,23 @@ import { ProductType } from './catalog.entities.js';
 /** The store's product types. */
 @Injectable()
 export class ProductTypesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(ProductType) private readonly types: Repository<ProductType>) {}
 
   async insert(type: QueryDeepPartialEntity<ProductType>): Promise<void> {
-    await this.dataSource.manager.insert(ProductType, type);
+    await this.types.insert(type);
   }
 
   list<T>(store: Store, page: PageQuery, present: (type: ProductType) => T): Promise<Page<T>> {
-    return paginate(queryInStore(this.dataSource.manager, ProductType, 'type', store), page, present);
+    return paginate(queryInStore(this.types.manager, ProductType, 'type', store), page, present);
   }
 
   /** The store's type `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<ProductType> {
-    return findInStore(this.dataSource.manager, ProductType, store, id, 'product type');
+    return findInStore(this.types.manager, ProductType, store, id, 'product type');
   }
 
   async update(id: string, changes: Partial<ProductType>): Promise<void> {
-    await this.dataSource.manager.update(ProductType, { id }, changes);
+    await this.types.update({ id }, changes);
   }
 
   /** The store's type `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { isId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
@@ -38,14 +38,17 @@ const LOCK_PRODUCT = prepared<{ id: string; size_chart_id: string; product_type_
 /** The store's products and their variants. */
 @Injectable()
 export class ProductsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(Product) private readonly products: Repository<Product>,
+    @InjectRepository(Variant) private readonly variants: Repository<Variant>,
+  ) {}
 
   async insert(manager: EntityManager, product: QueryDeepPartialEntity<Product>): Promise<void> {
     await manager.insert(Product, product);
   }
 
   list<T>(store: Store, query: ProductListQuery, present: (product: Product) => T): Promise<Page<T>> {
-    const products = queryInStore(this.dataSource.manager, Product, 'product', store);
+    const products = queryInStore(this.products.manager, Product, 'product', store);
     if (query.external_id !== undefined) {
       products.andWhere('product.external_id = :externalId', { externalId: query.external_id });
     }
@@ -54,12 +57,12 @@ export class ProductsRepository {
 
   /** The store's product `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<Product> {
-    return findInStore(this.dataSource.manager, Product, store, id, 'product');
+    return findInStore(this.products.manager, Product, store, id, 'product');
   }
 
   /** `getWithSizes`, read outside a transaction. */
   currentWithSizes(store: Store, id: string): Promise<{ product: Product; labels: string[] }> {
-    return this.getWithSizes(this.dataSource.manager, store, id);
+    return this.getWithSizes(this.products.manager, store, id);
   }
 
   /** The store's product `id` (404 otherwise) with its chart's size labels, in chart order. */
@@ -72,7 +75,7 @@ export class ProductsRepository {
   /** The titles of the store's products among `ids`. */
   async titles(store: Store, ids: readonly string[]): Promise<Map<string, string>> {
     if (!ids.length) return new Map();
-    const rows = await this.dataSource.manager.find(Product, {
+    const rows = await this.products.find({
       select: { id: true, title: true },
       where: { storeId: store.id, id: In([...ids]) },
     });
@@ -190,7 +193,7 @@ export class ProductsRepository {
 
   /** Every variant of the store's product `productId`, in no particular order. */
   variantsInStore(store: Store, productId: string): Promise<Variant[]> {
-    return queryInStore(this.dataSource.manager, Variant, 'variant', store)
+    return queryInStore(this.variants.manager, Variant, 'variant', store)
       .andWhere('variant.product_id = :productId', { productId })
       .getMany();
   }
@@ -208,7 +211,7 @@ export class ProductsRepository {
 
   /** `findVariant` outside a transaction. */
   getVariant(store: Store, productId: string, id: string): Promise<Variant> {
-    return this.findVariant(this.dataSource.manager, store, productId, id);
+    return this.findVariant(this.variants.manager, store, productId, id);
   }
 
   /** A variant of the product named in the path, which must itself be of the store. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import type { Removal } from '../common/http/removal.js';
@@ -12,24 +12,24 @@ import { SizeChart } from './catalog.entities.js';
 /** The store's size charts. */
 @Injectable()
 export class SizeChartsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(SizeChart) private readonly charts: Repository<SizeChart>) {}
 
   async insert(chart: QueryDeepPartialEntity<SizeChart>): Promise<void> {
-    await this.dataSource.manager.insert(SizeChart, chart);
+    await this.charts.insert(chart);
   }
 
   list<T>(store: Store, page: PageQuery, present: (chart: SizeChart) => T): Promise<Page<T>> {
-    return paginate(queryInStore(this.dataSource.manager, SizeChart, 'chart', store), page, present);
+    return paginate(queryInStore(this.charts.manager, SizeChart, 'chart', store), page, present);
   }
 
   /** The store's chart `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<SizeChart> {
-    return findInStore(this.dataSource.manager, SizeChart, store, id, 'size chart');
+    return findInStore(this.charts.manager, SizeChart, store, id, 'size chart');
   }
 
   /** The chart `id`, which the caller knows exists (a product's chart). */
   getById(id: string): Promise<SizeChart> {
-    return this.dataSource.manager.findOneByOrFail(SizeChart, { id });
+    return this.charts.findOneByOrFail({ id });
   }
 
   /** The store's chart `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

@@ -57,3 +57,6 @@ export class ConsoleSession {
   @Column({ type: 'timestamptz', name: 'expires_at' })
   expiresAt: Date;
 }
+
+/** The entities of console accounts, registered by their module. */
+export const CONSOLE_ACCOUNTS_ENTITIES = [ConsoleAccount, ConsoleSession];

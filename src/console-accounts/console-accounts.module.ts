@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { CONSOLE_ACCOUNTS_ENTITIES } from './console-account.entity.js';
 import { ConsoleAccessController } from './console-access.controller.js';
 import { ConsoleAccountsRepository } from './console-accounts.repository.js';
 import { ConsoleAccountsService } from './console-accounts.service.js';
@@ -12,7 +14,7 @@ import { ConsoleSessionAccess } from './console-session-access.js';
  */
 @Module({
   // ApiKeysModule: an account is created with a live admin key, stands on it, and ends with its revocation.
-  imports: [ApiKeysModule],
+  imports: [TypeOrmModule.forFeature(CONSOLE_ACCOUNTS_ENTITIES), ApiKeysModule],
   controllers: [ConsoleAccessController],
   providers: [ConsoleAccountsService, ConsoleAccountsRepository, ConsoleSessionAccess],
   exports: [ConsoleAccountsService, ConsoleSessionAccess],

@@ -1,4 +1,5 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { ConsoleAccountsModule } from '../console-accounts/console-accounts.module.js';
 import { FitModule } from '../fit/fit.module.js';
@@ -11,13 +12,14 @@ import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
 import { ConsoleStoresController } from './console-stores.controller.js';
+import { CONSOLE_ENTITIES } from './platform.entities.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformController } from './platform.controller.js';
 import { PlatformService } from './platform.service.js';
 
 /** The seller console at /console (docs/decisions/005-seller-console.md). */
 @Module({
-  imports: [ApiKeysModule, ConsoleAccountsModule, StoresModule, MetricsModule, FitModule],
+  imports: [TypeOrmModule.forFeature(CONSOLE_ENTITIES), ApiKeysModule, ConsoleAccountsModule, StoresModule, MetricsModule, FitModule],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
   providers: [

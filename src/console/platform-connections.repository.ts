@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { PlatformConnection, PlatformOAuthState } from './platform.entities.js';
 
 const STATE_LIFETIME_MINUTES = 10;
@@ -30,15 +30,18 @@ interface NewConnection {
  */
 @Injectable()
 export class PlatformConnectionsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(PlatformConnection) private readonly connections: Repository<PlatformConnection>,
+    @InjectRepository(PlatformOAuthState) private readonly states: Repository<PlatformOAuthState>,
+  ) {}
 
   findByStore(storeId: string): Promise<PlatformConnection | null> {
-    return this.dataSource.getRepository(PlatformConnection).findOneBy({ storeId });
+    return this.connections.findOneBy({ storeId });
   }
 
   /** Sweeps the states that have expired. */
   async deleteExpiredStates(): Promise<void> {
-    await this.dataSource.getRepository(PlatformOAuthState).createQueryBuilder().delete().where('expires_at <= now()').execute();
+    await this.states.createQueryBuilder().delete().where('expires_at <= now()').execute();
   }
 
   /** Records a pending connection, for ten minutes. */
@@ -48,8 +51,7 @@ export class PlatformConnectionsRepository {
     readonly storeId: string;
     readonly shop: string;
   }): Promise<void> {
-    await this.dataSource
-      .getRepository(PlatformOAuthState)
+    await this.states
       .createQueryBuilder()
       .insert()
       .values({
@@ -64,7 +66,7 @@ export class PlatformConnectionsRepository {
 
   /** Deletes the state of this digest and session and returns it, expired or not; undefined when there is none. */
   async takeState(stateDigest: string, sessionId: string): Promise<TakenStateRow | undefined> {
-    const [rows] = (await this.dataSource.manager.query(
+    const [rows] = (await this.states.query(
       `DELETE FROM platform_oauth_states WHERE state_digest = $1 AND session_id = $2
        RETURNING store_id, shop, expires_at > now() AS live`,
       [stateDigest, sessionId],

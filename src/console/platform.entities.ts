@@ -42,3 +42,6 @@ export class PlatformConnection {
   @Column({ type: 'uuid', name: 'connected_by', nullable: true })
   connectedBy: string | null;
 }
+
+/** The entities of the console, registered by its module. */
+export const CONSOLE_ENTITIES = [PlatformOAuthState, PlatformConnection];

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { LearningModule } from '../learning/learning.module.js';
+import { EVENTS_ENTITIES } from './events.entities.js';
 import { EventReferences } from './event-references.js';
 import { EventsController } from './events.controller.js';
 import { EventsRepository } from './events.repository.js';
@@ -13,7 +15,7 @@ import { SessionEventsService } from './session-events.service.js';
  * is handed to the learning module in the ingestion transaction.
  */
 @Module({
-  imports: [CatalogModule, LearningModule],
+  imports: [TypeOrmModule.forFeature(EVENTS_ENTITIES), CatalogModule, LearningModule],
   controllers: [EventsController],
   providers: [EventsService, SessionEventsService, EventReferences, EventsRepository, LineSummariesRepository],
   exports: [SessionEventsService],

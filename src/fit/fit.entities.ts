@@ -138,3 +138,16 @@ export class FitSession extends StoreOwned {
   @Column({ type: 'timestamptz', name: 'first_purchased_at', nullable: true, insert: false, update: false, select: false })
   firstPurchasedAt?: Date | null;
 }
+
+/** The store's random key for shopper digests (shoppers.repository.ts), created with its first session naming a shopper. */
+@Entity({ name: 'shopper_keys' })
+class ShopperKey {
+  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @Column({ type: 'bytea', select: false })
+  key: Buffer;
+}
+
+/** The entities of fit, registered by its module. */
+export const FIT_ENTITIES = [Questionnaire, QuestionnaireVersion, FitSession, ShopperKey];

@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { IDEMPOTENCY_ENTITIES } from './idempotency-key.entity.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 import { IdempotencyKeysService } from './idempotency-keys.service.js';
 import { IdempotencySweeper } from './idempotency-sweeper.js';
@@ -13,6 +15,7 @@ import { SubmittedForms } from './submitted-forms.js';
  */
 @Global()
 @Module({
+  imports: [TypeOrmModule.forFeature(IDEMPOTENCY_ENTITIES)],
   providers: [IdempotencyKeysRepository, IdempotencyKeysService, IdempotencySweeper, SubmittedForms, IdempotentRequests],
   exports: [IdempotencyKeysService, SubmittedForms, IdempotentRequests],
 })

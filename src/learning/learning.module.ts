@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { EvidenceRepository } from './evidence.repository.js';
+import { LEARNING_ENTITIES } from './learning.entities.js';
 import { LearningService } from './learning.service.js';
 import { LineLessonsRepository } from './line-lessons.repository.js';
 
@@ -9,6 +11,7 @@ import { LineLessonsRepository } from './line-lessons.repository.js';
  * and the fit flow call.
  */
 @Module({
+  imports: [TypeOrmModule.forFeature(LEARNING_ENTITIES)],
   providers: [LearningService, EvidenceRepository, LineLessonsRepository],
   exports: [LearningService],
 })

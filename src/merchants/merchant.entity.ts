@@ -11,3 +11,6 @@ export class Merchant {
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }
+
+/** The entities of merchants, registered by its module. */
+export const MERCHANTS_ENTITIES = [Merchant];

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { Merchant } from './merchant.entity.js';
 
 /** The queries of merchants. Methods that may run inside a transaction take its `manager` first. */
 @Injectable()
 export class MerchantsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(Merchant) private readonly merchants: Repository<Merchant>) {}
 
   /** Inserts the merchant and reads it back. */
   async create(manager: EntityManager, merchant: { readonly id: string; readonly name: string }): Promise<Merchant> {
@@ -15,6 +15,6 @@ export class MerchantsRepository {
   }
 
   findById(id: string): Promise<Merchant | null> {
-    return this.dataSource.getRepository(Merchant).findOneBy({ id });
+    return this.merchants.findOneBy({ id });
   }
 }

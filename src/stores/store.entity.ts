@@ -34,3 +34,6 @@ export class Store {
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }
+
+/** The entities of stores, registered by its module. */
+export const STORES_ENTITIES = [Store];
