@@ -31,7 +31,7 @@ const AUTHENTICATE = prepared<KeyRow>(
          s.name AS store_name, s.currency AS store_currency, s.unit_system AS store_unit_system,
          s.platform AS store_platform, s.platform_shop AS store_platform_shop, s.created_at AS store_created_at
     FROM api_keys k
-    LEFT JOIN stores s ON s.id = k.store_id AND s.merchant_id = k.merchant_id
+    LEFT JOIN stores_records s ON s.id = k.store_id AND s.merchant_id = k.merchant_id
    WHERE k.secret_digest = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
 );
 

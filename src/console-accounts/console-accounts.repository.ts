@@ -48,8 +48,8 @@ export class ConsoleAccountsRepository {
   /** Removes the merchant's account with this email when its key is no longer live. */
   async deleteHeldByDeadKey(manager: EntityManager, merchantId: string, email: string): Promise<void> {
     await manager.query(
-      `DELETE FROM console_accounts a USING api_keys k
-          WHERE k.id = a.api_key_id AND a.merchant_id = $1 AND a.email = $2 AND NOT (${LIVE_KEY})`,
+      `DELETE FROM console_accounts a USING api_keys_records k
+          WHERE k.id = a.api_key_id AND a.merchant_id = $1 AND a.email = $2 AND NOT k.live`,
       [merchantId, email],
     );
   }
@@ -68,7 +68,7 @@ export class ConsoleAccountsRepository {
   /** Removes the accounts a key granted, once the key is revoked. */
   async deleteGrantedByRevokedKey(manager: EntityManager, keyId: string, merchantId: string): Promise<void> {
     await manager.query(
-      `DELETE FROM console_accounts a USING api_keys k
+      `DELETE FROM console_accounts a USING api_keys_records k
           WHERE k.id = a.api_key_id AND k.id = $1 AND k.merchant_id = $2 AND k.revoked_at IS NOT NULL`,
       [keyId, merchantId],
     );
@@ -77,8 +77,8 @@ export class ConsoleAccountsRepository {
   /** The accounts with this email whose key is live, the most recently signed in first, at most `limit`. */
   signInCandidates(email: string, limit: number): Promise<Array<{ id: string; password_hash: string }>> {
     return this.dataSource.manager.query(
-      `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys k ON k.id = a.api_key_id
-        WHERE a.email = $1 AND ${LIVE_KEY}
+      `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys_records k ON k.id = a.api_key_id
+        WHERE a.email = $1 AND k.live
         ORDER BY a.last_signed_in_at DESC NULLS LAST, a.id DESC LIMIT $2`,
       [email, limit],
     );
@@ -148,8 +148,8 @@ export class ConsoleAccountsRepository {
               a.id AS account_id, a.merchant_id, a.email
          FROM console_sessions s
          JOIN console_accounts a ON a.id = s.account_id
-         JOIN api_keys k ON k.id = a.api_key_id
-        WHERE s.token_digest = $1 AND s.expires_at > now() AND ${LIVE_KEY}`,
+         JOIN api_keys_records k ON k.id = a.api_key_id
+        WHERE s.token_digest = $1 AND s.expires_at > now() AND k.live`,
       [tokenDigest, REFRESH_RESOLUTION_SECONDS],
     )) as LiveSessionRow[];
     return row;
@@ -176,8 +176,8 @@ export class ConsoleAccountsRepository {
     const [live] = (await manager.query(
       `SELECT 1 FROM console_sessions s
          JOIN console_accounts a ON a.id = s.account_id
-         JOIN api_keys k ON k.id = a.api_key_id
-        WHERE s.id = $1 AND s.expires_at > now() AND ${LIVE_KEY}
+         JOIN api_keys_records k ON k.id = a.api_key_id
+        WHERE s.id = $1 AND s.expires_at > now() AND k.live
           FOR SHARE OF k FOR KEY SHARE OF a, s`,
       [sessionId],
     )) as unknown[];

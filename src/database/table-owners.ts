@@ -1,7 +1,9 @@
 /**
- * Who owns each table: the one module whose repositories write it (docs/architecture.md, "Tables and their owners").
- * `test/architecture/table-owners.spec.ts` reads the SQL of every module and fails on a table named outside its owner
- * that `CROSSINGS` does not declare; `test/architecture/table-owners.e2e-spec.ts` fails on a table with no owner.
+ * Who owns each table: the one module whose SQL names it (docs/architecture.md, "Tables and their owners"). Another
+ * module reads it through a read model below, or through the owner's exported service.
+ * `test/architecture/table-owners.spec.ts` reads the SQL of every module and fails on a table named outside its owner,
+ * or a read model named by a module it does not list; `test/architecture/table-owners.e2e-spec.ts` fails on a table or
+ * view of the database missing here, and on a read model that reads a table its owner does not own.
  */
 export const TABLE_OWNERS = {
   merchants: 'merchants',
@@ -32,47 +34,22 @@ export const TABLE_OWNERS = {
 } as const;
 
 /**
- * The statements that name another module's tables, each declared with why: reads on the hot paths that one joined
- * statement serves (measured in docs/performance.md), and one write. A column renamed by its owner's migration must
- * be renamed here too; the e2e tests of these paths fail until it is.
+ * The read models: views of one table each (migration `1765000000000-read-models.ts`), owned by the table's owner, with
+ * the columns other modules may read, under the table's column names. PostgreSQL folds a view into the statement that
+ * reads it, so a hot-path statement keeps its single round trip and its plan (docs/performance.md). A migration of the
+ * owner that drops or retypes an exposed column fails until it recreates the view: the view is the owner's promise.
+ * `writers`: the modules that may also UPDATE through it (the one write across a wall).
  */
-export const CROSSINGS: readonly { file: string; tables: readonly string[]; why: string }[] = [
-  { file: 'api-keys/api-keys.repository.ts', tables: ['stores'], why: "a key's store, checked in the statement that authenticates it" },
-  {
-    file: 'console-accounts/console-accounts.repository.ts',
-    tables: ['api_keys'],
-    why: 'an account stands on a live key: sign-in, sessions and sign-up read (and lock) it in the statement that reads the account',
-  },
-  { file: 'fit/questionnaires.repository.ts', tables: ['stores'], why: "the store's default questionnaire, set on its row" },
-  {
-    file: 'fit/sessions.repository.ts',
-    tables: ['products', 'product_types', 'size_charts'],
-    why: 'the answers step reads the session with its chart, product and type in one round trip',
-  },
-  {
-    file: 'events/events.repository.ts',
-    tables: ['products', 'variants', 'sessions'],
-    why: 'what an event names, read and locked FOR KEY SHARE in the statement that stores it',
-  },
-  {
-    file: 'events/line-summaries.repository.ts',
-    tables: ['sessions'],
-    why: 'writes sessions.first_purchased_at in the ingestion transaction (the one write across a wall)',
-  },
-  {
-    file: 'learning/evidence.repository.ts',
-    tables: ['events', 'session_lines', 'products', 'variants', 'sessions'],
-    why: "what an outcome says: its sizes on its product's chart and its line's session, in one statement",
-  },
-  {
-    file: 'learning/line-lessons.repository.ts',
-    tables: ['session_lines', 'order_lines', 'variants', 'sessions', 'products'],
-    why: 'what a decision says once its line is bought, in one statement',
-  },
-  { file: 'learning/order-lines.ts', tables: ['size_charts'], why: "a product's chart labels, which both statements above join" },
-  {
-    file: 'metrics/metrics.repository.ts',
-    tables: ['sessions', 'session_lines'],
-    why: 'the cohort metrics, one statement over the summaries',
-  },
-];
+export const READ_MODELS: Readonly<Record<string, { owner: string; readers: readonly string[]; writers?: readonly string[] }>> = {
+  stores_records: { owner: 'stores', readers: ['api-keys'] },
+  api_keys_records: { owner: 'api-keys', readers: ['console-accounts'] },
+  catalog_products: { owner: 'catalog', readers: ['events', 'fit', 'learning'] },
+  catalog_variants: { owner: 'catalog', readers: ['events', 'learning'] },
+  catalog_product_types: { owner: 'catalog', readers: ['fit'] },
+  catalog_size_charts: { owner: 'catalog', readers: ['fit', 'learning'] },
+  fit_sessions: { owner: 'fit', readers: ['events', 'learning', 'metrics'] },
+  fit_session_purchases: { owner: 'fit', readers: [], writers: ['events'] },
+  events_order_events: { owner: 'events', readers: ['learning'] },
+  events_order_lines: { owner: 'events', readers: ['learning'] },
+  events_session_lines: { owner: 'events', readers: ['learning', 'metrics'] },
+};

@@ -53,11 +53,11 @@ const LOAD_REFERENCES = prepared<{
   overridden: boolean | null;
 }>(
   'events.load-references',
-  `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
-          v AS (SELECT id, product_id FROM variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
+  `WITH p AS (SELECT id FROM catalog_products WHERE store_id = (SELECT $1::uuid) AND id = ANY($2::uuid[]) FOR KEY SHARE),
+          v AS (SELECT id, product_id FROM catalog_variants WHERE store_id = (SELECT $1::uuid) AND id = ANY($3::uuid[]) FOR KEY SHARE),
           s AS (SELECT id, product_id, created_at, recommended_at IS NOT NULL AS recommended,
                        outcome IS NOT DISTINCT FROM 'overridden' AS overridden
-                  FROM sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
+                  FROM fit_sessions WHERE store_id = (SELECT $1::uuid) AND id = ANY($4::uuid[]) FOR KEY SHARE)
      SELECT 'product' AS kind, id, NULL::uuid AS product_id, NULL::timestamptz AS created_at, NULL::boolean AS recommended,
             NULL::boolean AS overridden
        FROM p
@@ -77,11 +77,11 @@ const INSERT_ALONE = prepared<{
   lesson_waiting: boolean;
 }>(
   'events.insert-alone',
-  `WITH p AS (SELECT id FROM products WHERE store_id = (SELECT $3::uuid) AND id = $7::uuid FOR KEY SHARE),
-          v AS (SELECT product_id FROM variants WHERE store_id = (SELECT $3::uuid) AND id = $8::uuid FOR KEY SHARE),
+  `WITH p AS (SELECT id FROM catalog_products WHERE store_id = (SELECT $3::uuid) AND id = $7::uuid FOR KEY SHARE),
+          v AS (SELECT product_id FROM catalog_variants WHERE store_id = (SELECT $3::uuid) AND id = $8::uuid FOR KEY SHARE),
           s AS (SELECT product_id, created_at, recommended_at IS NOT NULL AS recommended,
                        outcome IS NOT DISTINCT FROM 'overridden' AS overridden
-                  FROM sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
+                  FROM fit_sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${EVENT_COLUMNS})
                 SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16,
                        $17, $18::uuid

@@ -127,7 +127,7 @@ const COPY_OUTCOMES = prepared<never>(
 /** `first_purchased_at` of the sessions purchases name moved to the earliest. */
 const FIRST_PURCHASES = prepared<never>(
   'line-summaries.first-purchases',
-  `UPDATE sessions AS s SET first_purchased_at = t.at
+  `UPDATE fit_session_purchases AS s SET first_purchased_at = t.at
          FROM unnest($2::uuid[], $3::timestamptz[]) AS t(id, at)
         WHERE s.store_id = (SELECT $1::uuid) AND s.id = t.id AND (s.first_purchased_at IS NULL OR s.first_purchased_at > t.at)`,
 );

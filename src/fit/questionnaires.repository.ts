@@ -69,12 +69,8 @@ export class QuestionnairesRepository {
     await manager.update(Questionnaire, { id }, changes);
   }
 
-  /**
-   * A store has at most one default questionnaire. Changes of the default are serialised per store by locking the store
-   * row (`FOR NO KEY UPDATE`, which does not block writes that merely refer to the store).
-   */
+  /** The store's default questionnaire, but `except`, made not default (the caller holds the store's lock). */
   async clearDefault(manager: EntityManager, store: Store, except: string): Promise<void> {
-    await manager.query('SELECT 1 FROM stores WHERE id = $1 FOR NO KEY UPDATE', [store.id]);
     await manager.update(Questionnaire, { storeId: store.id, isDefault: true, id: Not(except) }, { isDefault: false });
   }
 

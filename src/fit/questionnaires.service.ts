@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import type { Page, PageQuery } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -9,6 +10,7 @@ import type { Question, Questionnaire } from './fit.entities.js';
 import { Transactions } from '../database/transactions.js';
 import { QuestionnairesRepository } from './questionnaires.repository.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { StoresService } from '../stores/stores.service.js';
 
 @Injectable()
 export class QuestionnairesService {
@@ -16,12 +18,13 @@ export class QuestionnairesService {
     private readonly transactions: Transactions,
     private readonly questionnaires: QuestionnairesRepository,
     private readonly sessions: SessionsRepository,
+    private readonly stores: StoresService,
   ) {}
 
   async create(store: Store, request: CreateQuestionnaireRequest): Promise<QuestionnaireResponse> {
     const id = newId();
     await this.transactions.run(async (manager) => {
-      if (request.default) await this.questionnaires.clearDefault(manager, store, id);
+      if (request.default) await this.clearDefault(manager, store, id);
       const questions = normalised(request.questions);
       await this.questionnaires.insert(manager, {
         id,
@@ -64,7 +67,7 @@ export class QuestionnairesService {
         if (request.default && questionnaire.archivedAt) {
           throw ProblemError.field('default', 'archived', 'an archived questionnaire cannot be the default');
         }
-        if (request.default) await this.questionnaires.clearDefault(manager, store, questionnaire.id);
+        if (request.default) await this.clearDefault(manager, store, questionnaire.id);
         changes.isDefault = request.default;
       }
       const name = request.name ?? questionnaire.name;
@@ -88,6 +91,12 @@ export class QuestionnairesService {
         isDefault: false,
       });
     });
+  }
+
+  /** A store has at most one default questionnaire: changes of the default are serialised by the store's lock. */
+  private async clearDefault(manager: EntityManager, store: Store, except: string): Promise<void> {
+    await this.stores.lock(manager, store);
+    await this.questionnaires.clearDefault(manager, store, except);
   }
 }
 

@@ -81,9 +81,9 @@ const LOCK_FOR_ANSWERS = prepared<
           c.unit AS chart_unit, c.sizes AS chart_sizes, t.zone_weights AS type_zone_weights,
           p.fit_adjustment AS product_fit_adjustment, p.product_type_id, s.shopper_digest
      FROM sessions s
-     JOIN size_charts c ON c.id = s.size_chart_id
-     JOIN products p ON p.id = s.product_id
-     JOIN product_types t ON t.id = p.product_type_id
+     JOIN catalog_size_charts c ON c.id = s.size_chart_id
+     JOIN catalog_products p ON p.id = s.product_id
+     JOIN catalog_product_types t ON t.id = p.product_type_id
     WHERE s.id = $1 AND s.store_id = (SELECT $2::uuid)
       FOR UPDATE OF s`,
 );

@@ -162,16 +162,16 @@ const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
           array_position(c.labels, x.size_label) AS exchanged_to,
           array_position(c.labels, r.label) AS recommended, coalesce(array_length(c.labels, 1), 0) AS sizes,
           r.shopper_digest
-     FROM events e
-     JOIN products p ON p.store_id = e.store_id AND p.id = e.product_id
+     FROM events_order_events e
+     JOIN catalog_products p ON p.store_id = e.store_id AND p.id = e.product_id
      ${CHART_LABELS_OF_P}
-     LEFT JOIN variants b ON b.store_id = e.store_id AND b.id = e.variant_id
-     LEFT JOIN variants x ON x.store_id = e.store_id AND x.id = e.new_variant_id
+     LEFT JOIN catalog_variants b ON b.store_id = e.store_id AND b.id = e.variant_id
+     LEFT JOIN catalog_variants x ON x.store_id = e.store_id AND x.id = e.new_variant_id
      LEFT JOIN LATERAL (
        SELECT coalesce(s.recommendation->'adjustment'->>'chart_size_label', s.recommendation->>'size_label') AS label,
               s.shopper_digest
-         FROM session_lines l
-         JOIN sessions s ON s.store_id = l.store_id AND s.id = l.session_id
+         FROM events_session_lines l
+         JOIN fit_sessions s ON s.store_id = l.store_id AND s.id = l.session_id
         WHERE l.store_id = e.store_id AND l.order_id = e.order_id AND l.line_item_id = e.line_item_id AND NOT l.shared
           AND s.product_id = e.product_id AND s.recommendation IS NOT NULL) r ON true
     WHERE e.store_id = (SELECT $1::uuid) AND e.id = ANY($2::uuid[])`,
@@ -253,7 +253,7 @@ const TYPE_ROWS = `SELECT NULL::uuid AS product_id, product_type_id, ${SUMS} FRO
 const PRODUCT_ROWS = `SELECT f.product_id, p.product_type_id, ${SUMS.split(', ')
   .map((c) => `f.${c}`)
   .join(', ')}
-    FROM fit_evidence f JOIN products p ON p.store_id = f.store_id AND p.id = f.product_id WHERE f.store_id = $1`;
+    FROM fit_evidence f JOIN catalog_products p ON p.store_id = f.store_id AND p.id = f.product_id WHERE f.store_id = $1`;
 
 /** The store's types, and every product row of the store. */
 const STORE_EVIDENCE = prepared<EvidenceRow>('evidence.store', `${TYPE_ROWS} UNION ALL ${PRODUCT_ROWS}`);
@@ -271,8 +271,8 @@ const SIZE_OUTCOMES = prepared<SizeOutcomes>(
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE ${sqlOutcome('size_exchanged_at')})::int AS size_exchanges,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.fit_feedback = 'too_small')::int AS too_small,
           count(DISTINCT (e.order_id, e.line_item_id)) FILTER (WHERE e.fit_feedback = 'too_large')::int AS too_large
-     FROM events e
-     JOIN variants v ON v.store_id = e.store_id AND v.id = e.variant_id
+     FROM events_order_events e
+     JOIN catalog_variants v ON v.store_id = e.store_id AND v.id = e.variant_id
     WHERE e.store_id = (SELECT $1::uuid) AND e.product_id = $2 AND e.type IN (${sqlTypes(ORDER_OUTCOME_TYPES)})
     GROUP BY v.size_label`,
 );

@@ -90,17 +90,17 @@ const DECISIONS = prepared<{
           array_position(c.labels, coalesce(s.recommendation->'adjustment'->>'chart_size_label',
                                             s.recommendation->>'size_label')) AS reference,
           s.completed_at AS decided_at
-     FROM session_lines l
+     FROM events_session_lines l
      JOIN unnest($2::uuid[], $3::text[], $4::text[]) AS t(session_id, order_id, line_item_id)
        ON l.session_id = t.session_id AND l.order_id = t.order_id AND l.line_item_id = t.line_item_id
-     JOIN order_lines o ON o.store_id = l.store_id AND o.order_id = l.order_id AND o.line_item_id = l.line_item_id
-     JOIN variants v ON v.store_id = o.store_id AND v.id = o.purchased_variant_id
-     JOIN sessions s ON s.store_id = l.store_id AND s.id = l.session_id
-     JOIN products p ON p.store_id = s.store_id AND p.id = s.product_id
+     JOIN events_order_lines o ON o.store_id = l.store_id AND o.order_id = l.order_id AND o.line_item_id = l.line_item_id
+     JOIN catalog_variants v ON v.store_id = o.store_id AND v.id = o.purchased_variant_id
+     JOIN fit_sessions s ON s.store_id = l.store_id AND s.id = l.session_id
+     JOIN catalog_products p ON p.store_id = s.store_id AND p.id = s.product_id
      ${CHART_LABELS_OF_P}
     WHERE l.store_id = (SELECT $1::uuid) AND NOT l.shared AND s.outcome = 'overridden'
       AND v.product_id = s.product_id AND v.size_label = s.decision->>'size_label'
-      AND NOT EXISTS (SELECT FROM session_lines x
+      AND NOT EXISTS (SELECT FROM events_session_lines x
                        WHERE x.store_id = l.store_id AND x.session_id = l.session_id
                          AND (x.order_id, x.line_item_id) <> (l.order_id, l.line_item_id))`,
 );

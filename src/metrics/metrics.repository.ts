@@ -18,7 +18,7 @@ function cohortQuery(byDay: boolean): string {
   // Grouped by the UTC midnight (cheap per row); only the final groups are spelled as dates.
   const day = (column: string) => (byDay ? `date_bin('1 day', ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')` : 'NULL::timestamptz');
   const linksOfCohort = `
-        FROM session_lines l
+        FROM events_session_lines l
        WHERE l.store_id = $1 AND l.session_created_at >= $2 AND l.session_created_at < $3
          AND l.session_recommended AND l.purchased_at <= $4`;
   return `
@@ -30,7 +30,7 @@ function cohortQuery(byDay: boolean): string {
              (count(*) FILTER (WHERE s.outcome = 'overridden'))::int AS overridden_sessions,
              (count(*) FILTER (WHERE s.recommended_at IS NOT NULL AND s.first_purchased_at <= $4))::int
                AS converted_sessions
-        FROM sessions s
+        FROM fit_sessions s
        WHERE s.store_id = $1 AND s.created_at >= $2 AND s.created_at < $3
        GROUP BY 1
     ), single_lines AS (

@@ -72,6 +72,11 @@ export class StoresRepository {
     return updated;
   }
 
+  /** Locks the store's row `FOR NO KEY UPDATE` (which does not block writes that merely refer to the store). */
+  async lock(manager: EntityManager, storeId: string): Promise<void> {
+    await manager.query('SELECT 1 FROM stores WHERE id = $1 FOR NO KEY UPDATE', [storeId]);
+  }
+
   async clearPlatform(manager: EntityManager, storeId: string): Promise<void> {
     await manager.query(`UPDATE stores SET platform = NULL, platform_shop = NULL WHERE id = $1`, [storeId]);
   }

@@ -28,6 +28,14 @@ export class StoresService {
     return this.stores.list(principal.merchantId, principal.storeId, page, StoreResponse.from);
   }
 
+  /**
+   * Serialises, until the transaction ends, the changes another module makes to what a store has one of (fit's default
+   * questionnaire), without blocking writes that merely refer to the store.
+   */
+  lock(manager: EntityManager, store: Store): Promise<void> {
+    return this.stores.lock(manager, store.id);
+  }
+
   /** `store` comes from the access guard, already checked against the caller. */
   async update(store: Store, request: UpdateStoreRequest): Promise<StoreResponse> {
     const changes: StoreChanges = {
