@@ -17,8 +17,7 @@ const PUBLIC = {
     'api-keys.service.ts',
     'operator-key.service.ts',
     'issued-keys.ts',
-    'api-key.entity.ts',
-    'live-key.ts',
+    'api-key-record.entity.ts',
     'dto',
   ],
   'console-accounts': [

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Scope } from '../auth/scopes.js';
+import { ApiKeyRecord } from './api-key-record.entity.js';
 
 @Entity({ name: 'api_keys' })
 @Index('api_keys_merchant_id_idx', ['merchantId', 'id'])
@@ -55,4 +56,4 @@ export class OperatorKey {
 }
 
 /** The entities of keys, registered by their module. */
-export const API_KEYS_ENTITIES = [ApiKey, OperatorKey];
+export const API_KEYS_ENTITIES = [ApiKey, OperatorKey, ApiKeyRecord];

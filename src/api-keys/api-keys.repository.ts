@@ -5,7 +5,6 @@ import { paginate, type Page, type PageQuery } from '../common/http/pagination.j
 import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { ApiKey } from './api-key.entity.js';
-import { LIVE_KEY } from './live-key.js';
 import type { Scope } from '../auth/scopes.js';
 
 /** An active key and the store it is bound to (the `store_…` columns are null for an unrestricted key). */
@@ -116,7 +115,7 @@ export class ApiKeysRepository {
 
   /** True when the key is live, holding a share lock on its row until the transaction ends. */
   async lockIfLive(manager: EntityManager, keyId: string): Promise<boolean> {
-    const [live] = (await manager.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${LIVE_KEY} FOR SHARE`, [keyId])) as unknown[];
+    const [live] = (await manager.query(`SELECT 1 FROM api_keys_records k WHERE k.id = $1 AND k.live FOR SHARE`, [keyId])) as unknown[];
     return Boolean(live);
   }
 }

@@ -1,5 +1,5 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { ApiKey } from '../api-keys/api-key.entity.js';
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { ApiKeyRecord } from '../api-keys/api-key-record.entity.js';
 
 /**
  * A person who signs in to the seller console on behalf of a merchant, for as long as the admin key presented at
@@ -17,9 +17,8 @@ export class ConsoleAccount {
   @Column({ type: 'uuid', name: 'api_key_id' })
   apiKeyId: string;
 
-  @ManyToOne(() => ApiKey, { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'api_key_id' })
-  apiKey?: ApiKey;
+  /** That key as the api-keys module lets others read it, when a read joins it (`listLive`). */
+  apiKey?: ApiKeyRecord;
 
   /** Trimmed and lower-cased; unique within the merchant. */
   @Column({ type: 'text' })

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
-import { LIVE_KEY } from '../api-keys/live-key.js';
+import { ApiKeyRecord } from '../api-keys/api-key-record.entity.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
 
 /** A session ends after this long without a request… */
@@ -107,9 +107,8 @@ export class ConsoleAccountsRepository {
     const query = this.dataSource
       .getRepository(ConsoleAccount)
       .createQueryBuilder('account')
-      .innerJoinAndSelect('account.apiKey', 'k')
-      .where('account.merchant_id = :merchantId', { merchantId })
-      .andWhere(LIVE_KEY);
+      .innerJoinAndMapOne('account.apiKey', ApiKeyRecord, 'k', 'k.id = account.api_key_id AND k.live')
+      .where('account.merchant_id = :merchantId', { merchantId });
     return paginate(query, page, present);
   }
 

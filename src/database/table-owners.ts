@@ -31,6 +31,8 @@ export const TABLE_OWNERS = {
   platform_connections: 'console',
   platform_oauth_states: 'console',
   schema_migrations: 'database',
+  // TypeORM's record of the views entities describe (`ApiKeyRecord`), made by its migration runner.
+  typeorm_metadata: 'database',
 } as const;
 
 /**
