@@ -28,6 +28,18 @@ describe('the owners of tables, against the database', () => {
     expect(await relations('VIEW')).toEqual(Object.keys(READ_MODELS).sort());
   });
 
+  it('keep a column a read model exposes from being dropped or retyped, until its view is recreated', async () => {
+    const dataSource = t.app.get(DataSource);
+    for (const change of [
+      'ALTER TABLE products DROP COLUMN product_type_id',
+      'ALTER TABLE sessions ALTER COLUMN recommendation TYPE text',
+    ]) {
+      await expect(dataSource.transaction((manager) => manager.query(change))).rejects.toMatchObject({
+        driverError: expect.objectContaining({ code: expect.stringMatching(/^(2BP01|0A000)$/) }),
+      });
+    }
+  });
+
   it('let a read model read only tables of its owner', async () => {
     const rows = await t.app.get(DataSource).query<{ view: string; table: string }[]>(
       `SELECT view_name AS view, table_name AS table FROM information_schema.view_table_usage
