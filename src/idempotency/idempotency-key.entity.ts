@@ -7,7 +7,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * SQL of its own (`idempotency-keys.repository.ts`).
  */
 @Entity({ name: 'idempotency_keys' })
-class IdempotencyKey {
+export class IdempotencyKey {
   /** Who sent the key: the credential's id. */
   @PrimaryColumn({ type: 'text' })
   credential: string;

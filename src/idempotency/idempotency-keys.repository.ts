@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { IdempotencyKey } from './idempotency-key.entity.js';
 
 /** How long a key is remembered after its first use. */
 const KEPT_HOURS = 24;
@@ -21,7 +22,7 @@ export interface HeldKey {
 /** The `Idempotency-Key`s of each credential: every statement on its own, no transaction. */
 @Injectable()
 export class IdempotencyKeysRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(IdempotencyKey) private readonly keys: Repository<IdempotencyKey>) {}
 
   /**
    * Claims the key for this request; false when the credential holds it already. Expired keys of the credential,
@@ -29,14 +30,14 @@ export class IdempotencyKeysRepository {
    * store's keyed digest of the person the request names, whose erasure deletes the key (`forgetSubject`).
    */
   async claim(credential: string, keyDigest: Buffer, requestDigest: Buffer, subjectDigest: Buffer | null = null): Promise<boolean> {
-    await this.dataSource.query(
+    await this.keys.query(
       `DELETE FROM idempotency_keys
         WHERE credential = $1
           AND (expires_at <= now()
                OR (key_digest = $2 AND sealed_answer IS NULL AND created_at <= now() - make_interval(secs => $3)))`,
       [credential, keyDigest, ABANDONED_SECONDS],
     );
-    const claimed: unknown[] = await this.dataSource.query(
+    const claimed: unknown[] = await this.keys.query(
       `INSERT INTO idempotency_keys (credential, key_digest, request_digest, subject_digest, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
        ON CONFLICT (credential, key_digest) DO NOTHING
@@ -47,7 +48,7 @@ export class IdempotencyKeysRepository {
   }
 
   async find(credential: string, keyDigest: Buffer): Promise<HeldKey | null> {
-    const [row] = (await this.dataSource.query(
+    const [row] = (await this.keys.query(
       `SELECT request_digest, sealed_answer FROM idempotency_keys WHERE credential = $1 AND key_digest = $2`,
       [credential, keyDigest],
     )) as Array<{ request_digest: Buffer; sealed_answer: Buffer | null }>;
@@ -56,7 +57,7 @@ export class IdempotencyKeysRepository {
 
   /** Records the answer of a claimed key. */
   async answer(credential: string, keyDigest: Buffer, sealedAnswer: Buffer): Promise<void> {
-    await this.dataSource.query(
+    await this.keys.query(
       `UPDATE idempotency_keys SET sealed_answer = $3 WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`,
       [credential, keyDigest, sealedAnswer],
     );
@@ -66,7 +67,7 @@ export class IdempotencyKeysRepository {
   async deleteExpired(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted] = (await this.dataSource.query(
+      const [, deleted] = (await this.keys.query(
         `DELETE FROM idempotency_keys
           WHERE (credential, key_digest) IN (
                 SELECT credential, key_digest FROM idempotency_keys
@@ -90,7 +91,7 @@ export class IdempotencyKeysRepository {
 
   /** Gives a claimed key up (its request failed): the next request with it runs afresh. */
   async release(credential: string, keyDigest: Buffer): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`, [
+    await this.keys.query(`DELETE FROM idempotency_keys WHERE credential = $1 AND key_digest = $2 AND sealed_answer IS NULL`, [
       credential,
       keyDigest,
     ]);
