@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, IsNull, type Repository } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
@@ -56,17 +56,17 @@ interface KeyOfMerchant {
 /** The queries of API keys. Methods that may run inside a transaction take its `manager` first. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
   /** The active key with this digest, with its store; no cache, so revocation and expiry apply at once. */
   async findActiveByDigest(digest: string): Promise<KeyRow | undefined> {
-    const rows = await run(this.dataSource, AUTHENTICATE, [digest]);
+    const rows = await run(this.keys.manager, AUTHENTICATE, [digest]);
     return rows[0];
   }
 
   /** Sets `last_used_at`, unless another request did within the last minute. */
   async touchLastUsed(keyId: string): Promise<void> {
-    await this.dataSource.manager.query(
+    await this.keys.query(
       `UPDATE api_keys SET last_used_at = now()
           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
       [keyId],
@@ -93,7 +93,7 @@ export class ApiKeysRepository {
 
   /** The merchant's keys, newest first; only those of `storeId` when it is given. */
   list<T>(merchantId: string, storeId: string | undefined, page: PageQuery, present: (key: ApiKey) => T): Promise<Page<T>> {
-    const query = this.dataSource.getRepository(ApiKey).createQueryBuilder('key').where('key.merchant_id = :merchantId', { merchantId });
+    const query = this.keys.createQueryBuilder('key').where('key.merchant_id = :merchantId', { merchantId });
     if (storeId !== undefined) query.andWhere('key.store_id = :storeId', { storeId });
     return paginate(query, page, present);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { ApiKeyRecord } from '../api-keys/api-key-record.entity.js';
 import { ConsoleAccount, ConsoleSession } from './console-account.entity.js';
@@ -43,7 +43,10 @@ interface LiveSessionRow {
  */
 @Injectable()
 export class ConsoleAccountsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(ConsoleAccount) private readonly accounts: Repository<ConsoleAccount>,
+    @InjectRepository(ConsoleSession) private readonly sessions: Repository<ConsoleSession>,
+  ) {}
 
   /** Removes the merchant's account with this email when its key is no longer live. */
   async deleteHeldByDeadKey(manager: EntityManager, merchantId: string, email: string): Promise<void> {
@@ -76,7 +79,7 @@ export class ConsoleAccountsRepository {
 
   /** The accounts with this email whose key is live, the most recently signed in first, at most `limit`. */
   signInCandidates(email: string, limit: number): Promise<Array<{ id: string; password_hash: string }>> {
-    return this.dataSource.manager.query(
+    return this.accounts.query(
       `SELECT a.id, a.password_hash FROM console_accounts a JOIN api_keys_records k ON k.id = a.api_key_id
         WHERE a.email = $1 AND k.live
         ORDER BY a.last_signed_in_at DESC NULLS LAST, a.id DESC LIMIT $2`,
@@ -85,14 +88,12 @@ export class ConsoleAccountsRepository {
   }
 
   async markSignedIn(accountId: string): Promise<void> {
-    await this.dataSource.manager.query(`UPDATE console_accounts SET last_signed_in_at = now() WHERE id = $1`, [accountId]);
+    await this.accounts.query(`UPDATE console_accounts SET last_signed_in_at = now() WHERE id = $1`, [accountId]);
   }
 
   /** The account's password hash, or undefined when there is no such account. */
   async findPasswordHash(accountId: string): Promise<{ password_hash: string } | undefined> {
-    const [account] = (await this.dataSource.manager.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [
-      accountId,
-    ])) as Array<{
+    const [account] = (await this.accounts.query(`SELECT password_hash FROM console_accounts WHERE id = $1`, [accountId])) as Array<{
       password_hash: string;
     }>;
     return account;
@@ -104,8 +105,7 @@ export class ConsoleAccountsRepository {
 
   /** The merchant's accounts whose key is live, newest first. */
   listLive<T>(merchantId: string, page: PageQuery, present: (account: ConsoleAccount) => T): Promise<Page<T>> {
-    const query = this.dataSource
-      .getRepository(ConsoleAccount)
+    const query = this.accounts
       .createQueryBuilder('account')
       .innerJoinAndMapOne('account.apiKey', ApiKeyRecord, 'k', 'k.id = account.api_key_id AND k.live')
       .where('account.merchant_id = :merchantId', { merchantId });
@@ -114,13 +114,13 @@ export class ConsoleAccountsRepository {
 
   /** Removes an account of the merchant (its sessions go with it); the number of accounts removed. */
   async delete(merchantId: string, accountId: string): Promise<number> {
-    const removed = await this.dataSource.getRepository(ConsoleAccount).delete({ id: accountId, merchantId });
+    const removed = await this.accounts.delete({ id: accountId, merchantId });
     return removed.affected ?? 0;
   }
 
   /** Starts a session, idle for `SESSION_IDLE_MINUTES` at most. */
   insertSession(session: NewSession): Promise<void> {
-    return this.insertSessionIn(this.dataSource.manager, session);
+    return this.insertSessionIn(this.sessions.manager, session);
   }
 
   /** `insertSession` inside the caller's transaction. */
@@ -142,7 +142,7 @@ export class ConsoleAccountsRepository {
 
   /** The live session with this token digest whose key is live, or undefined. */
   async findLiveSession(tokenDigest: string): Promise<LiveSessionRow | undefined> {
-    const [row] = (await this.dataSource.manager.query(
+    const [row] = (await this.sessions.query(
       `SELECT s.id AS session_id, s.refreshed_at < now() - make_interval(secs => $2) AS stale,
               a.id AS account_id, a.merchant_id, a.email
          FROM console_sessions s
@@ -156,7 +156,7 @@ export class ConsoleAccountsRepository {
 
   /** Moves a live session's idle expiry, never past its maximum age. */
   async refreshSession(sessionId: string): Promise<void> {
-    await this.dataSource.manager.query(
+    await this.sessions.query(
       `UPDATE console_sessions
             SET refreshed_at = now(),
                 expires_at = least(now() + make_interval(mins => $2), created_at + make_interval(hours => $3))
@@ -190,11 +190,11 @@ export class ConsoleAccountsRepository {
 
   /** Sweeps the sessions that have ended. */
   async deleteEndedSessions(): Promise<void> {
-    await this.dataSource.manager.query(`DELETE FROM console_sessions WHERE expires_at <= now()`);
+    await this.sessions.query(`DELETE FROM console_sessions WHERE expires_at <= now()`);
   }
 
   /** Ends the session with this token digest, if there is one. */
   async deleteSession(tokenDigest: string): Promise<void> {
-    await this.dataSource.manager.query(`DELETE FROM console_sessions WHERE token_digest = $1`, [tokenDigest]);
+    await this.sessions.query(`DELETE FROM console_sessions WHERE token_digest = $1`, [tokenDigest]);
   }
 }

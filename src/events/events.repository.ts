@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { paginate, type Page } from '../common/http/pagination.js';
 import { queryInStore } from '../common/tenancy/store-scope.js';
 import { prepared, run } from '../database/statements.js';
@@ -193,11 +193,11 @@ const INSERT_ONE = prepared<{ id: string }>(
 /** The `events` table, and the rows of the store that events name. */
 @Injectable()
 export class EventsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(FitEvent) private readonly stored: Repository<FitEvent>) {}
 
   /** A page of the store's events, newest first, filtered as the query asks. */
   list<T>(store: Store, query: EventListQuery, present: (event: FitEvent) => T): Promise<Page<T>> {
-    const events = queryInStore(this.dataSource.manager, FitEvent, 'event', store);
+    const events = queryInStore(this.stored.manager, FitEvent, 'event', store);
     if (query.type) events.andWhere('event.type = :type', { type: query.type });
     if (query.source) events.andWhere('event.source = :source', { source: query.source });
     if (query.session_id) events.andWhere('event.session_id = :sessionId', { sessionId: query.session_id });
@@ -253,7 +253,7 @@ export class EventsRepository {
     row: FitEvent,
     admissible: boolean,
   ): Promise<{ inserted: boolean; references: References; lessonWaiting: boolean }> {
-    const [found] = await run(this.dataSource, INSERT_ALONE, [...columnValues(row), admissible]);
+    const [found] = await run(this.stored.manager, INSERT_ALONE, [...columnValues(row), admissible]);
     const references = {
       products: new Set<string>(found.product ? [row.productId as string] : []),
       variants: new Map<string, string>(found.variant_product ? [[row.variantId as string, found.variant_product]] : []),

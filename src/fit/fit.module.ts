@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { LearningModule } from '../learning/learning.module.js';
 import { StoresModule } from '../stores/stores.module.js';
+import { FIT_ENTITIES } from './fit.entities.js';
 import { ProductFitController } from './product-fit.controller.js';
 import { ProductFitService } from './product-fit.service.js';
 import { QuestionnairesController } from './questionnaires.controller.js';
@@ -21,7 +23,7 @@ import { ShoppersRepository } from './shoppers.repository.js';
  * reads what the learning module learned from outcomes.
  */
 @Module({
-  imports: [CatalogModule, EventsModule, LearningModule, StoresModule],
+  imports: [TypeOrmModule.forFeature(FIT_ENTITIES), CatalogModule, EventsModule, LearningModule, StoresModule],
   controllers: [QuestionnairesController, SessionsController, ProductFitController, ShoppersController],
   providers: [
     QuestionnairesService,

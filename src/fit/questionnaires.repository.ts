@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, Not } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Not, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import type { Removal } from '../common/http/removal.js';
@@ -24,7 +24,10 @@ const LOCK_DEFAULT = prepared<QuestionnaireRef>(
 /** The store's questionnaires and their versions. */
 @Injectable()
 export class QuestionnairesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(Questionnaire) private readonly questionnaires: Repository<Questionnaire>,
+    @InjectRepository(QuestionnaireVersion) private readonly versions: Repository<QuestionnaireVersion>,
+  ) {}
 
   async insert(manager: EntityManager, questionnaire: QueryDeepPartialEntity<Questionnaire>): Promise<void> {
     await manager.insert(Questionnaire, questionnaire);
@@ -35,18 +38,18 @@ export class QuestionnairesRepository {
   }
 
   list<T>(store: Store, page: PageQuery, present: (questionnaire: Questionnaire) => T): Promise<Page<T>> {
-    const query = queryInStore(this.dataSource.manager, Questionnaire, 'questionnaire', store);
+    const query = queryInStore(this.questionnaires.manager, Questionnaire, 'questionnaire', store);
     return paginate(query, page, present);
   }
 
   /** The store's questionnaire `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<Questionnaire> {
-    return findInStore(this.dataSource.manager, Questionnaire, store, id, 'questionnaire');
+    return findInStore(this.questionnaires.manager, Questionnaire, store, id, 'questionnaire');
   }
 
   /** A past (or the current) version of the questionnaire, if it has that one. */
   getVersion(questionnaireId: string, version: number): Promise<QuestionnaireVersion | null> {
-    return this.dataSource.manager.findOneBy(QuestionnaireVersion, { questionnaireId, version });
+    return this.versions.findOneBy({ questionnaireId, version });
   }
 
   /** The store's questionnaire `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

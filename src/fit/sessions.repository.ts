@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { ChartRow } from '../catalog/catalog-lookups.service.js';
 import { isId } from '../common/http/ids.js';
 import { paginate, type Page } from '../common/http/pagination.js';
@@ -118,7 +118,7 @@ const RECORD_DECISION = prepared<never>(
  */
 @Injectable()
 export class SessionsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(FitSession) private readonly sessions: Repository<FitSession>) {}
 
   async insert(manager: EntityManager, session: FitSession): Promise<void> {
     const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
@@ -146,7 +146,7 @@ export class SessionsRepository {
   }
 
   list<T>(store: Store, query: SessionListQuery, present: (session: FitSession) => T): Promise<Page<T>> {
-    const sessions = queryInStore(this.dataSource.manager, FitSession, 'session', store);
+    const sessions = queryInStore(this.sessions.manager, FitSession, 'session', store);
     if (query.state) sessions.andWhere('session.state = :state', { state: query.state });
     if (query.product_id) sessions.andWhere('session.product_id = :productId', { productId: query.product_id });
     return paginate(sessions, query, present);
@@ -154,7 +154,7 @@ export class SessionsRepository {
 
   /** The store's session `id`; 404 otherwise. */
   get(store: Store, id: string): Promise<FitSession> {
-    return findInStore(this.dataSource.manager, FitSession, store, id, 'session');
+    return findInStore(this.sessions.manager, FitSession, store, id, 'session');
   }
 
   /** The store's session `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

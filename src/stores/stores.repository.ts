@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import { Store } from './store.entity.js';
 
@@ -20,12 +20,11 @@ export type StoreChanges = Partial<Pick<Store, 'name' | 'currency' | 'unitSystem
  */
 @Injectable()
 export class StoresRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(Store) private readonly stores: Repository<Store>) {}
 
   /** Inserts the store and reads it back. */
   async create(store: NewStore): Promise<Store> {
-    const repository = this.dataSource.getRepository(Store);
-    await repository.insert({
+    await this.stores.insert({
       id: store.id,
       merchantId: store.merchantId,
       name: store.name,
@@ -34,24 +33,24 @@ export class StoresRepository {
       platform: null,
       platformShop: null,
     });
-    return repository.findOneByOrFail({ id: store.id });
+    return this.stores.findOneByOrFail({ id: store.id });
   }
 
   /** The merchant's stores, newest first; only `storeId` when it is given. */
   list<T>(merchantId: string, storeId: string | null, page: PageQuery, present: (store: Store) => T): Promise<Page<T>> {
-    const query = this.dataSource.getRepository(Store).createQueryBuilder('store').where('store.merchant_id = :merchantId', { merchantId });
+    const query = this.stores.createQueryBuilder('store').where('store.merchant_id = :merchantId', { merchantId });
     if (storeId !== null) query.andWhere('store.id = :storeId', { storeId });
     return paginate(query, page, present);
   }
 
   /** The store `id`, which must exist. */
   getById(id: string): Promise<Store> {
-    return this.dataSource.getRepository(Store).findOneByOrFail({ id });
+    return this.stores.findOneByOrFail({ id });
   }
 
   /** The store `storeId` if it is one of the merchant's, else null. */
   findOfMerchant(storeId: string, merchantId: string): Promise<Store | null> {
-    return this.findOfMerchantIn(this.dataSource.manager, storeId, merchantId);
+    return this.stores.findOneBy({ id: storeId, merchantId });
   }
 
   /** `findOfMerchant` inside the caller's transaction. */
@@ -60,7 +59,7 @@ export class StoresRepository {
   }
 
   async update(storeId: string, merchantId: string, changes: StoreChanges): Promise<void> {
-    await this.dataSource.getRepository(Store).update({ id: storeId, merchantId }, changes);
+    await this.stores.update({ id: storeId, merchantId }, changes);
   }
 
   /** Records the shop a store of the merchant is connected to; the number of stores updated (0 or 1). */
