@@ -12,14 +12,7 @@ import tseslint from 'typescript-eslint';
  */
 const PUBLIC = {
   auth: ['access.decorators.ts', 'principal.ts', 'scopes.ts', 'bearer-token.ts'],
-  'api-keys': [
-    'api-keys.module.ts',
-    'api-keys.service.ts',
-    'operator-key.service.ts',
-    'issued-keys.ts',
-    'api-key-record.entity.ts',
-    'dto',
-  ],
+  'api-keys': ['api-keys.module.ts', 'api-keys.service.ts', 'operator-key.service.ts', 'issued-keys.ts', 'api-key-record.entity.ts', 'dto'],
   'console-accounts': [
     'console-accounts.module.ts',
     'console-accounts.service.ts',
