@@ -38,7 +38,7 @@ describe('statements of the event path', () => {
     expect([...names.keys()]).toEqual(
       expect.arrayContaining(['api-keys.authenticate', 'events.insert-one', 'events.insert-alone', 'events.find-stored']),
     );
-    expect(names.get('events.insert-alone')).toMatch(/^WITH p AS \(SELECT id FROM products/);
+    expect(names.get('events.insert-alone')).toMatch(/^WITH p AS \(SELECT id FROM catalog_products/);
   });
 
   // Learning keeps one lesson per order line; what teaches nothing (a purchase with no outcome waiting for it, alone or
