@@ -6,9 +6,8 @@ import { FitEvent } from './event.entity.js';
  * docs/metrics.md), as the migrations make them.
  */
 
-/** `order_lines`: one row per purchased or returned line of a store, with the earliest outcomes seen for it. */
-@Entity({ name: 'order_lines' })
-class OrderLineSummary {
+/** An order line of a store, with the earliest outcome times seen for it: what both summaries hold of a line. */
+abstract class LineOutcomeTimes {
   @PrimaryColumn({ type: 'uuid', name: 'store_id' })
   storeId: string;
 
@@ -26,7 +25,11 @@ class OrderLineSummary {
 
   @Column({ type: 'timestamptz', name: 'size_exchanged_at', nullable: true })
   sizeExchangedAt: Date | null;
+}
 
+/** `order_lines`: one row per purchased or returned line of a store. */
+@Entity({ name: 'order_lines' })
+class OrderLineSummary extends LineOutcomeTimes {
   /** The variant of the line's first stored purchase. */
   @Column({ type: 'uuid', name: 'purchased_variant_id', nullable: true })
   purchasedVariantId: string | null;
@@ -38,18 +41,9 @@ class OrderLineSummary {
 
 /** `session_lines`: one row per line a purchase links to a session, with copies of the line's outcome times. */
 @Entity({ name: 'session_lines' })
-class SessionLineSummary {
-  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
-  storeId: string;
-
+class SessionLineSummary extends LineOutcomeTimes {
   @PrimaryColumn({ type: 'uuid', name: 'session_id' })
   sessionId: string;
-
-  @PrimaryColumn({ type: 'text', name: 'order_id' })
-  orderId: string;
-
-  @PrimaryColumn({ type: 'text', name: 'line_item_id' })
-  lineItemId: string;
 
   @Column({ type: 'timestamptz', name: 'session_created_at' })
   sessionCreatedAt: Date;
@@ -63,15 +57,6 @@ class SessionLineSummary {
 
   @Column({ type: 'timestamptz', name: 'purchased_at' })
   purchasedAt: Date;
-
-  @Column({ type: 'timestamptz', name: 'size_returned_at', nullable: true })
-  sizeReturnedAt: Date | null;
-
-  @Column({ type: 'timestamptz', name: 'kept_at', nullable: true })
-  keptAt: Date | null;
-
-  @Column({ type: 'timestamptz', name: 'size_exchanged_at', nullable: true })
-  sizeExchangedAt: Date | null;
 }
 
 /** The entities of events, registered by its module: the events (event.entity.ts) and the line summaries. */
