@@ -2024,6 +2024,11 @@ export interface components {
                     value: number;
                     /** @enum {string} */
                     unit: "cm" | "in" | "kg" | "lb";
+                    /**
+                     * @description Zones only: how it was measured (default tape).
+                     * @enum {string}
+                     */
+                    method?: "tape" | "bra_size";
                 } | number | string | boolean;
             } | null;
             /** @description null until answered. */
@@ -2043,7 +2048,7 @@ export interface components {
         };
         AnswersRequest: {
             /**
-             * @description One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age (13–100), sex (female|male), fit_preference (tighter|regular|looser), usual_size (the size label she usually wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in}, custom:<name> (a string, number or boolean).
+             * @description One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age (13–100), sex (female|male), fit_preference (tighter|regular|looser), usual_size (the size label she usually wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in, method?: tape|bra_size} (bra_size: the chest read from her bra size, which the engine reads with its wider spread), custom:<name> (a string, number or boolean). Anything of the body, or a usual size of the chart, is enough for a recommendation; its confidence says how much the answers told.
              * @example {
              *       "height": {
              *         "value": 178,
@@ -2063,6 +2068,11 @@ export interface components {
                     value: number;
                     /** @enum {string} */
                     unit: "cm" | "in" | "kg" | "lb";
+                    /**
+                     * @description Zones only: how it was measured (default tape).
+                     * @enum {string}
+                     */
+                    method?: "tape" | "bra_size";
                 } | number | string | boolean;
             };
         };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Store } from '../stores/store.entity.js';
-import { type Product, ProductType, SizeChart, type Variant } from './catalog.entities.js';
+import type { Product, SizeChart, Variant } from './catalog.entities.js';
 import { requireChartLabel } from './chart-labels.js';
 import { ProductsRepository } from './products.repository.js';
 
@@ -9,7 +9,7 @@ import { ProductsRepository } from './products.repository.js';
 export type ChartRow = Pick<SizeChart, 'measurementType' | 'easeCm' | 'unit' | 'sizes'>;
 
 /** What another feature learns of a product or a variant it names. */
-export type ProductRef = Pick<Product, 'id' | 'sizeChartId' | 'productTypeId' | 'archivedAt'>;
+type ProductRef = Pick<Product, 'id' | 'sizeChartId' | 'productTypeId' | 'archivedAt'>;
 type VariantRef = Pick<Variant, 'id' | 'productId' | 'sizeLabel' | 'archivedAt'>;
 
 /**
@@ -46,15 +46,6 @@ export class CatalogLookups {
   async productWithSizes(store: Store, id: string): Promise<{ id: string; title: string; productTypeId: string; labels: string[] }> {
     const { product, labels } = await this.products.currentWithSizes(store, id);
     return { id: product.id, title: product.title, productTypeId: product.productTypeId, labels };
-  }
-
-  /** What the engine needs of a product: its chart and its type's zone weights. */
-  async fitInputs(manager: EntityManager, product: ProductRef): Promise<{ chart: ChartRow; zoneWeights: ProductType['zoneWeights'] }> {
-    const [chart, type] = await Promise.all([
-      manager.getRepository(SizeChart).findOneByOrFail({ id: product.sizeChartId }),
-      manager.getRepository(ProductType).findOneByOrFail({ id: product.productTypeId }),
-    ]);
-    return { chart, zoneWeights: type.zoneWeights };
   }
 
   /** The titles of the store's products among `ids`. */

@@ -1,7 +1,7 @@
 import type { FieldError } from '../common/problems/problem-error.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
 import { isZone } from '../sizing/types.js';
-import { ANSWER_LIMITS, ZONE_LIMITS } from '../sizing/limits.js';
+import { ANSWER_LIMITS, BRA_SIZE_SD_CM, MEASUREMENT_METHODS, type MeasurementMethod, ZONE_LIMITS } from '../sizing/limits.js';
 import { FIT_PREFERENCES, type FitPreference, SEXES, type Sex, type Shopper, type Zone } from '../sizing/types.js';
 import type { Question } from './fit.entities.js';
 import { isCustomKey } from './questions.js';
@@ -24,6 +24,7 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
   const asked = new Set(questions.map((q) => q.key));
   const shopper: MutableShopper = { measured: {} };
   const measured: Partial<Record<Zone, number>> = {};
+  const measuredSdCm: Partial<Record<Zone, number>> = {};
 
   for (const question of questions) {
     if (question.required && !Object.hasOwn(answers, question.key)) {
@@ -34,14 +35,16 @@ export function readAnswers(answers: Record<string, unknown>, questions: readonl
     if (!asked.has(key)) fail(key, 'not_asked', `${key} is not a question of this session's questionnaire`);
     else if (Object.hasOwn(READERS, key)) Object.assign(shopper, READERS[key](value, key, fail));
     else if (isZone(key)) {
-      const cm = readZone(key, value, fail);
-      if (cm !== undefined) measured[key] = cm;
+      const zone = readZone(key, value, fail);
+      if (zone === undefined) continue;
+      measured[key] = zone.cm;
+      if (zone.method === 'bra_size') measuredSdCm[key] = BRA_SIZE_SD_CM;
     } else if (isCustomKey(key) && !isCustomValue(value)) {
       fail(key, 'invalid_custom_answer', `a custom answer is a number, a boolean or a string of at most ${MAX_CUSTOM_LENGTH} characters`);
     }
   }
   if (errors.length) return { ok: false, errors };
-  return { ok: true, shopper: { ...shopper, measured } };
+  return { ok: true, shopper: { ...shopper, measured, ...(Object.keys(measuredSdCm).length ? { measuredSdCm } : {}) } };
 }
 
 type MutableShopper = { -readonly [K in keyof Shopper]: Shopper[K] };
@@ -86,10 +89,29 @@ const READERS: Readonly<Record<string, (value: unknown, key: string, fail: Fail)
   },
 };
 
-/** A measured zone's answer in centimetres, within what a human body can measure. */
-function readZone(key: Zone, value: unknown, fail: Fail): number | undefined {
-  const cm = readLength(value, key, fail);
-  if (cm === undefined || !outside(cm, ZONE_LIMITS[key])) return cm;
+/**
+ * A measured zone's answer in centimetres, within what a human body can measure, and how it was measured: `{value,
+ * unit, method?}`, the method `tape` unless said (`bra_size`: a bust read from a bra size, chest only).
+ */
+function readZone(key: Zone, value: unknown, fail: Fail): { cm: number; method: MeasurementMethod } | undefined {
+  let method: MeasurementMethod = 'tape';
+  let measure = value;
+  if (isPlainObject(value) && Object.hasOwn(value, 'method')) {
+    const { method: given, ...rest } = value;
+    measure = rest;
+    if (!MEASUREMENT_METHODS.includes(given as MeasurementMethod)) {
+      fail(key, 'not_allowed_value', `${key}.method must be one of ${MEASUREMENT_METHODS.join(', ')}`, '.method');
+      return undefined;
+    }
+    if (given === 'bra_size' && key !== 'chest') {
+      fail(key, 'not_allowed_value', 'bra_size measures the chest only: measure this zone with a tape', '.method');
+      return undefined;
+    }
+    method = given as MeasurementMethod;
+  }
+  const cm = readLength(measure, key, fail);
+  if (cm === undefined) return undefined;
+  if (!outside(cm, ZONE_LIMITS[key])) return { cm, method };
   fail(key, 'out_of_range', `no human has a ${key} of ${round1(cm)} cm: it must be from ${range(ZONE_LIMITS[key], 'cm')}`, '.value');
   return undefined;
 }

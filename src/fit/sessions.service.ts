@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { IdempotentRequests } from '../idempotency/idempotent-routes.js';
-import { CatalogLookups, type ChartRow, type ProductRef } from '../catalog/catalog-lookups.service.js';
+import { CatalogLookups, type ChartRow } from '../catalog/catalog-lookups.service.js';
 import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -13,9 +13,15 @@ import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from '../sizing/recommend.js';
-import { usedZones } from '../sizing/tailor.js';
 import { learnedOffset, NO_EVIDENCE } from '../sizing/learning.js';
-import { type Chart, type FitAdjustment, InsufficientAnswersError, type LearnedShift, type Recommendation } from '../sizing/types.js';
+import {
+  type Chart,
+  type FitAdjustment,
+  InsufficientAnswersError,
+  type LearnedShift,
+  type Recommendation,
+  ZONES,
+} from '../sizing/types.js';
 import { ADJUSTMENT_STEPS } from '../sizing/usual-size.js';
 import type { FitSession, Question, StoredDecision, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
@@ -61,7 +67,7 @@ export class SessionsService {
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
       const questions = questionnaire?.questions ?? DEFAULT_QUESTIONS;
-      await this.refuseUnanswerable(manager, product, questions);
+      this.refuseUnanswerable(questions);
       const shopperDigest = request.shopper_ref === undefined ? null : await this.shoppers.digest(manager, store.id, request.shopper_ref);
       const now = new Date();
       const session: FitSession = {
@@ -222,26 +228,20 @@ export class SessionsService {
     return { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
   }
 
-  /** The questionnaire named, else the store's default, else none (the built-in questions). */
   /**
-   * A questionnaire that asks neither height and weight nor every zone the product's sizes depend on could never give
-   * a recommendation for it: refused here, rather than a session that counts as started and can never be answered.
+   * A questionnaire that asks nothing of the body's size (no height, weight, measurement or size usually worn) could
+   * never give a recommendation: refused here, rather than a session that counts as started and can never be answered.
    */
-  private async refuseUnanswerable(manager: EntityManager, product: ProductRef, questions: readonly Question[]): Promise<void> {
-    const asked = new Set(questions.map((q) => q.key));
-    if (asked.has('height') && asked.has('weight')) return;
-    const { chart, zoneWeights } = await this.catalog.fitInputs(manager, product);
-    const unasked = usedZones(chartInCentimetres(chart), zoneWeights)
-      .map(({ zone }) => zone)
-      .filter((zone) => !asked.has(zone));
-    if (unasked.length === 0) return;
+  private refuseUnanswerable(questions: readonly Question[]): void {
+    if (questions.some((q) => SIZE_KEYS.has(q.key))) return;
     throw ProblemError.field(
       'questionnaire_id',
       'cannot_recommend',
-      `the questionnaire asks neither height and weight nor ${unasked.join(', ')}, which this product's sizes depend on: it cannot recommend a size for it`,
+      `the questionnaire asks nothing a size can be told from: ask height and weight, a measurement, or usual_size`,
     );
   }
 
+  /** The questionnaire named, else the store's default, else none (the built-in questions). */
   private async questionnaireFor(
     manager: EntityManager,
     store: Store,
@@ -259,6 +259,9 @@ export class SessionsService {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The answers a size can be told from: any part of the body, or a size she usually wears. */
+const SIZE_KEYS: ReadonlySet<string> = new Set(['height', 'weight', 'usual_size', ...ZONES]);
 
 /** The engine's answer; answers it cannot recommend from are refused as the fields it needs. */
 function recommendOrRefuse(input: Parameters<typeof recommend>[0]): Recommendation {

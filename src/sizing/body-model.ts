@@ -8,7 +8,7 @@
  */
 import { BODY_MODEL_COEFFICIENTS } from './body-model.coefficients.js';
 import type { BodyModelCoefficients, RegressionModel, SexBodyModel, SpreadModel } from './body-model.schema.js';
-import { cholesky, nnlsGram, type Matrix } from './linalg.js';
+import { cholesky, choleskySolve, nnlsGram, type Matrix } from './linalg.js';
 import { ZONES, type Sex } from './types.js';
 
 const Z = ZONES.length;
@@ -256,6 +256,20 @@ export function conditioning(model: CompiledModel, answeredMask: number): Condit
  * onto the monotone cone.
  */
 export function gradientCorrection(prediction: ZonePrediction, cond: Conditioning, z: number): readonly [number, number] {
+  const [g0, g1] = conditionalGradient(prediction, cond, z);
+  const projected = monotoneProjection([g0, g1]);
+  return [projected[0] - g0, projected[1] - g1];
+}
+
+/**
+ * How an estimated zone's conditional mean moves along (log height, log weight), once corrected to be monotone: its
+ * own gradient less the answered zones' it follows, projected onto the monotone cone.
+ */
+export function monotoneGradient(prediction: ZonePrediction, cond: Conditioning, z: number): readonly [number, number] {
+  return monotoneProjection(conditionalGradient(prediction, cond, z));
+}
+
+function conditionalGradient(prediction: ZonePrediction, cond: Conditioning, z: number): [number, number] {
   const { model, sd } = prediction;
   let g0 = model.gradient[z][0];
   let g1 = model.gradient[z][1];
@@ -264,8 +278,7 @@ export function gradientCorrection(prediction: ZonePrediction, cond: Conditionin
     g0 -= k * model.gradient[a][0];
     g1 -= k * model.gradient[a][1];
   });
-  const projected = monotoneProjection([g0, g1]);
-  return [projected[0] - g0, projected[1] - g1];
+  return [g0, g1];
 }
 
 /**
@@ -295,4 +308,75 @@ export function residualFactor(model: CompiledModel, answeredMask: number, estim
     for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) flat[i * n + j] = l[i][j];
     return flat;
   });
+}
+
+/** What is known of a shopper who did not give both height and weight: the one she gave, her age, her answered zones. */
+interface PartialBody {
+  readonly heightCm?: number;
+  readonly weightKg?: number;
+  readonly age?: number;
+  /** Answered zones: ZONES index, log of the answer, and the sd of that log (how it was measured). */
+  readonly answered: readonly { readonly zone: number; readonly logValue: number; readonly logSd: number }[];
+}
+
+/** Where her (log height, log weight) may lie: a normal, its mean as a body and its covariance's Cholesky factor. */
+interface BodyPosterior {
+  readonly heightCm: number;
+  readonly weightKg: number;
+  /** Lower-triangular [l00, l10, l11] of the covariance of (log height, log weight). */
+  readonly factor: readonly [number, number, number];
+  /** Log likelihood of what she gave under the sex: weighs the sexes when hers is not known. */
+  readonly logLikelihood: number;
+}
+
+/** A given height or weight is read as exact: its log's variance in the update below. */
+const GIVEN_VARIANCE = 1e-10;
+const LOG_2PI = Math.log(2 * Math.PI);
+
+/**
+ * Where a shopper who gave height or weight but not both, or neither, may lie, for one sex: the sex's (log height, log
+ * weight) normal updated by what she gave (a given height or weight as exact, each answered zone through its regression
+ * on them and its residual spread plus how it was measured). The update is exact: a log zone's mean is linear in log
+ * height and log weight (the age fixed), so this is the normal's own conditional.
+ */
+export function bodyPosterior(sex: Sex, body: PartialBody, bodyModel: BodyModel = BODY_MODEL): BodyPosterior {
+  const prior = bodyModel[sex].source.heightWeight;
+  const [mh, mw] = prior.mean;
+  const reference = predict(sex, Math.exp(mh), Math.exp(mw), body.age, bodyModel);
+  const { gradient, corr } = reference.model;
+  const rows: { h: readonly [number, number]; y: number; expected: number }[] = [];
+  if (body.heightCm !== undefined) rows.push({ h: [1, 0], y: Math.log(body.heightCm), expected: mh });
+  if (body.weightKg !== undefined) rows.push({ h: [0, 1], y: Math.log(body.weightKg), expected: mw });
+  const given = rows.length;
+  for (const a of body.answered) rows.push({ h: gradient[a.zone], y: a.logValue, expected: reference.mean[a.zone] });
+  const cov = prior.covariance;
+  let mean = [mh, mw];
+  let post: number[][] = cov.map((row) => [...row]);
+  let logLikelihood = 0;
+  if (rows.length > 0) {
+    // C·Hᵀ (2×k) and S = H·C·Hᵀ + R: R is diagonal for height and weight, the residual covariance for zones
+    const cht = [0, 1].map((i) => rows.map((r) => cov[i][0] * r.h[0] + cov[i][1] * r.h[1]));
+    const s: Matrix = rows.map((ri, i) =>
+      rows.map((_, j) => {
+        const v = ri.h[0] * cht[0][j] + ri.h[1] * cht[1][j];
+        if (i < given || j < given) return v + (i === j ? GIVEN_VARIANCE : 0);
+        const a = body.answered[i - given];
+        const b = body.answered[j - given];
+        return v + reference.sd[a.zone] * reference.sd[b.zone] * corr[a.zone][b.zone] + (i === j ? a.logSd * a.logSd : 0);
+      }),
+    );
+    const l = cholesky(s);
+    const innovation = rows.map((r) => r.y - r.expected);
+    const alpha = choleskySolve(l, innovation);
+    logLikelihood = -0.5 * innovation.reduce((sum, v, i) => sum + v * alpha[i], 0) - 0.5 * rows.length * LOG_2PI;
+    for (let i = 0; i < rows.length; i++) logLikelihood -= Math.log(l[i][i]);
+    mean = [0, 1].map((i) => prior.mean[i] + cht[i].reduce((sum, v, r) => sum + v * alpha[r], 0));
+    // C' = C − C·Hᵀ·S⁻¹·H·C
+    const solved = [0, 1].map((i) => choleskySolve(l, cht[i]));
+    post = [0, 1].map((i) => [0, 1].map((j) => cov[i][j] - cht[i].reduce((sum, v, r) => sum + v * solved[j][r], 0)));
+  }
+  const l00 = Math.sqrt(Math.max(post[0][0], 0));
+  const l10 = l00 > 1e-9 ? post[1][0] / l00 : 0;
+  const l11 = Math.sqrt(Math.max(post[1][1] - l10 * l10, 0));
+  return { heightCm: Math.exp(mean[0]), weightKg: Math.exp(mean[1]), factor: [l00, l10, l11], logLikelihood };
 }

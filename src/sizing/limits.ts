@@ -39,3 +39,13 @@ export const ANSWER_SD_CM: Readonly<Record<Zone, number>> = {
   head: 1.0,
   thigh: 1.5,
 };
+
+/**
+ * How a zone's answer may have been measured: with a tape (the default, ANSWER_SD_CM), or, for the chest, read from
+ * the bra size she wears (band plus cup, converted by the integrator or the widget). A bra size is a coarse measure of
+ * the bust: among RentTheRunway customers who found one size a fit, the bust read from their bra size spreads over
+ * 3.6–4.2 cm, of which a size's own range explains about 1.5 cm; 3.5 cm is the rest.
+ */
+export const MEASUREMENT_METHODS = ['tape', 'bra_size'] as const;
+export type MeasurementMethod = (typeof MEASUREMENT_METHODS)[number];
+export const BRA_SIZE_SD_CM = 3.5;

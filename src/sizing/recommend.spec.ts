@@ -109,7 +109,7 @@ describe('recommend', () => {
     expect(r.alternatives[0].sizeLabel).toBe('L');
   });
 
-  it('refuses when a used zone is neither answered nor estimable', () => {
+  it('refuses only when nothing usable was given', () => {
     const refuse = (shopper: Partial<Shopper>) => {
       try {
         recommend(input(shopper));
@@ -120,10 +120,72 @@ describe('recommend', () => {
       throw new Error('expected InsufficientAnswersError');
     };
     expect(refuse({})).toEqual(['height', 'weight']);
-    expect(refuse({ heightCm: 170 })).toEqual(['weight']);
-    expect(refuse({ weightKg: 70, measured: { chest: 100 } })).toEqual(['height']);
+    // age, sex and a size this chart does not have tell nothing of the body's size
+    expect(refuse({ age: 30, sex: 'female', fitPreference: 'looser', usualSize: '38' })).toEqual(['height', 'weight']);
+    for (const enough of [{ heightCm: 170 }, { weightKg: 70 }, { measured: { chest: 100 } }, { usualSize: 'm' }]) {
+      expect(() => recommend(input(enough))).not.toThrow();
+    }
     // answering every used zone is enough; an unused zone does not matter
     expect(() => recommend(input({ measured: { chest: 100, waist: 85 } }))).not.toThrow();
+  });
+
+  it('answers from part of the body with the confidence that part earns', () => {
+    const body = { heightCm: 165, weightKg: 62, age: 35, sex: 'female' } as const;
+    const full = recommend(input(body));
+    const weightOnly = recommend(input({ weightKg: 62, age: 35, sex: 'female' }));
+    const heightOnly = recommend(input({ heightCm: 165, age: 35, sex: 'female' }));
+    const at = (r: ReturnType<typeof recommend>) => tops.sizes.findIndex((s) => s.label === r.sizeLabel);
+    expect(Math.abs(at(weightOnly) - at(full))).toBeLessThanOrEqual(1);
+    for (const partial of [weightOnly, heightOnly]) {
+      expect(total(partial)).toBeCloseTo(1, 2);
+      // the size the full body gets stays among the answers
+      expect([partial.sizeLabel, ...partial.alternatives.map((a) => a.sizeLabel)]).toContain(full.sizeLabel);
+    }
+    // height says less of a chest than weight does, and both less than the two together
+    expect(heightOnly.confidence).toBeLessThan(full.confidence);
+    expect(weightOnly.confidence).toBeLessThan(full.confidence);
+    expect(heightOnly.measurements.chest!.sdCm).toBeGreaterThan(weightOnly.measurements.chest!.sdCm);
+    expect(weightOnly.measurements.chest!.sdCm).toBeGreaterThan(full.measurements.chest!.sdCm);
+  });
+
+  it('from a measured chest alone, estimates the waist from what bodies with that chest are like', () => {
+    const r = recommend(input({ measured: { chest: 98 }, sex: 'female' }));
+    expect(r.measurements.chest).toEqual({ valueCm: 98, source: 'answered', sdCm: 1.5 });
+    expect(r.measurements.waist).toMatchObject({ source: 'estimated' });
+    expect(r.measurements.waist!.valueCm).toBeGreaterThan(75);
+    expect(r.measurements.waist!.valueCm).toBeLessThan(100);
+    expect(['M', 'L']).toContain(r.sizeLabel);
+    // a bigger chest never gets a smaller size
+    let previous = 0;
+    for (let chest = 80; chest <= 126; chest += 0.5) {
+      const at = tops.sizes.findIndex((s) => s.label === recommend(input({ measured: { chest } })).sizeLabel);
+      expect(at).toBeGreaterThanOrEqual(previous);
+      previous = at;
+    }
+  });
+
+  it('from the size she usually wears alone: that size, as sure as a usual size is', () => {
+    const r = recommend(input({ usualSize: 'L', sex: 'female' }));
+    expect(r.sizeLabel).toBe('L');
+    expect(r.confidence).toBeGreaterThan(0.3);
+    expect(r.confidence).toBeLessThan(0.6);
+    expect(
+      r.alternatives
+        .map((a) => a.sizeLabel)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['M', 'XL']);
+    expect(total(r)).toBeCloseTo(1, 2);
+  });
+
+  it('reads a measurement taken otherwise than with a tape with its own spread', () => {
+    const tape = recommend(input({ measured: { chest: 101, waist: 86 } }));
+    const braSize = recommend(input({ measured: { chest: 101, waist: 86 }, measuredSdCm: { chest: 3.5 } }));
+    expect(braSize.measurements.chest).toEqual({ valueCm: 101, source: 'answered', sdCm: 3.5 });
+    expect(braSize.confidence).toBeLessThan(tape.confidence);
+    // not the chart's answer on a point it does not know: the likeliest size
+    const probabilities = [braSize, ...braSize.alternatives.map((a) => ({ ...a }))].map((a) => a.confidence);
+    expect(braSize.confidence).toBe(Math.max(...probabilities));
   });
 
   it('fit verdicts: unestimable unused zones are left out; answered zones use the answer', () => {

@@ -5,9 +5,11 @@
  */
 import {
   BODY_MODEL,
+  bodyPosterior,
   conditioning,
   gradientCorrection,
   MODEL_VERSION,
+  monotoneGradient,
   type BodyModel,
   predict,
   residualFactor,
@@ -49,10 +51,21 @@ interface Component {
   readonly conditioning: Conditioning;
   /** Mean of every log zone given the answered point values (before any draw). */
   readonly conditionalMean: Float64Array;
+  /**
+   * When her height or weight is not given: the Cholesky factor [l00, l10, l11] of where her (log height, log weight)
+   * may lie around the prediction's, and how each zone's conditional mean moves with them (monotone gradients).
+   */
+  readonly bodySpread?: { readonly factor: readonly [number, number, number]; readonly gradients: readonly (readonly [number, number])[] };
 }
 
 /** One sex of the body model, conditioned on the answered zones. */
-function component(weight: number, prediction: ZonePrediction, answeredMask: number, logAnswer: Float64Array): Component {
+function component(
+  weight: number,
+  prediction: ZonePrediction,
+  answeredMask: number,
+  logAnswer: Float64Array,
+  factor?: readonly [number, number, number],
+): Component {
   const cond = conditioning(prediction.model, answeredMask);
   const { mean, sd, offset } = prediction;
   const conditionalMean = new Float64Array(Z);
@@ -67,7 +80,37 @@ function component(weight: number, prediction: ZonePrediction, answeredMask: num
     const [ch, cw] = gradientCorrection(prediction, cond, z);
     conditionalMean[z] = mean[z] + sd[z] * standardised + ch * offset[0] + cw * offset[1];
   }
-  return { weight, prediction, conditioning: cond, conditionalMean };
+  if (factor === undefined) return { weight, prediction, conditioning: cond, conditionalMean };
+  const gradients = ZONES.map((_, z) => (answeredMask & (1 << z) ? ([0, 0] as const) : monotoneGradient(prediction, cond, z)));
+  return { weight, prediction, conditioning: cond, conditionalMean, bodySpread: { factor, gradients } };
+}
+
+/**
+ * The components of a shopper who did not give both height and weight: per sex (hers, or both, weighed by how likely
+ * what she gave is under each), the body model at where her height and weight may lie given what she gave
+ * (body-model.ts `bodyPosterior`), each draw taking them from that spread. With a zone answered, this is the body
+ * model's own answer to "what else does a body with this measurement look like".
+ */
+function partialComponents(
+  shopper: RecommendInput['shopper'],
+  answeredMask: number,
+  logAnswer: Float64Array,
+  answerNoise: Float64Array,
+  bodyModel: BodyModel,
+): Component[] {
+  const answered: { zone: number; logValue: number; logSd: number }[] = [];
+  for (let z = 0; z < Z; z++) if (answeredMask & (1 << z)) answered.push({ zone: z, logValue: logAnswer[z], logSd: answerNoise[z] });
+  const body = { heightCm: shopper.heightCm, weightKg: shopper.weightKg, age: shopper.age, answered };
+  const sexes = shopper.sex !== undefined ? [shopper.sex] : SEXES;
+  const each = sexes.map((sex) => ({ sex, posterior: bodyPosterior(sex, body, bodyModel) }));
+  const top = Math.max(...each.map((e) => e.posterior.logLikelihood));
+  const total = each.reduce((sum, e) => sum + Math.exp(e.posterior.logLikelihood - top), 0);
+  return each.flatMap(({ sex, posterior }) => {
+    const weight = Math.exp(posterior.logLikelihood - top) / total;
+    if (weight < NEGLIGIBLE_COMPONENT) return [];
+    const prediction = predict(sex, posterior.heightCm, posterior.weightKg, shopper.age, bodyModel);
+    return [component(weight, prediction, answeredMask, logAnswer, posterior.factor)];
+  });
 }
 
 /**
@@ -95,6 +138,10 @@ function countBestSizes(
   const condWeights = comp === undefined ? [] : estimated.map((e) => comp.conditioning.weights[e]);
   const estimatedMean = comp === undefined ? [] : estimated.map((e) => comp.conditionalMean[e]);
   const estimatedSd = comp === undefined ? [] : estimated.map((e) => comp.prediction.sd[e]);
+  // where her height and weight may lie, when not given: drawn from the draw half the set away (never its antithetic twin)
+  const spread = comp?.bodySpread;
+  const [l00, l10, l11] = spread?.factor ?? [0, 0, 0];
+  const spreadGradients = spread ? estimated.map((e) => spread.gradients[e]) : [];
   // an answered draw's deviation from the answer, in the standardised units of the conditioning weights
   const deviationScale = drawnAnswered.map((a) => (comp === undefined ? 0 : answerNoise[a] / comp.prediction.sd[a]));
   const noise = drawnAnswered.map((a) => answerNoise[a]);
@@ -118,6 +165,12 @@ function countBestSizes(
       const row = q * nE;
       for (let m = 0; m <= q; m++) v += factor[row + m] * draws[off + nA + m];
       lx[estimated[q]] = estimatedMean[q] + estimatedSd[q] * v;
+    }
+    if (spread) {
+      const other = ((i + DRAW_COUNT / 2) % DRAW_COUNT) * DRAW_DIMENSIONS;
+      const dh = l00 * draws[other];
+      const dw = l10 * draws[other] + l11 * draws[other + 1];
+      for (let q = 0; q < nE; q++) lx[estimated[q]] += spreadGradients[q][0] * dh + spreadGradients[q][1] * dw;
     }
     let chosen = -1;
     for (let s = 0; s < sizes; s++) {
@@ -151,8 +204,8 @@ interface Analysis {
   readonly prepared: PreparedChart;
   /** P(best size = s), chart order, unrounded. */
   readonly probability: readonly number[];
-  /** Every used zone is answered: the recommendation is the chart's own answer on them. */
-  readonly allAnswered: boolean;
+  /** Every used zone is answered with a tape: the chart's own answer on them is the recommendation. */
+  readonly exact: boolean;
   readonly answer: Float64Array;
   readonly answeredMask: number;
   readonly answerNoise: Float64Array;
@@ -167,6 +220,7 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
 
   // answers
   let answeredMask = 0;
+  let measuredOtherwise = 0;
   const answer = new Float64Array(Z);
   const logAnswer = new Float64Array(Z);
   const answerNoise = new Float64Array(Z);
@@ -174,10 +228,13 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
     const v = shopper.measured[zone];
     if (v === undefined) return;
     if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${zone} must be a positive number of cm`);
+    const sd = shopper.measuredSdCm?.[zone] ?? ANSWER_SD_CM[zone];
+    if (!(Number.isFinite(sd) && sd > 0)) throw new RangeError(`the sd of ${zone} must be a positive number of cm`);
+    if (sd !== ANSWER_SD_CM[zone]) measuredOtherwise |= 1 << z;
     answeredMask |= 1 << z;
     answer[z] = v;
     logAnswer[z] = Math.log(v);
-    answerNoise[z] = ANSWER_SD_CM[zone] / v;
+    answerNoise[z] = sd / v;
   });
   const estimatedUsed = prepared.zones.filter((zone) => !(answeredMask & (1 << ZONES.indexOf(zone))));
   const { heightCm, weightKg } = shopper;
@@ -189,15 +246,20 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
     if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`${name} must be a positive number`);
   }
   const haveBody = heightCm !== undefined && weightKg !== undefined;
-  if (estimatedUsed.length > 0 && !haveBody) {
+  // without both, height, weight or a measured zone still tells of her body, and a size she wears of this chart of her size
+  const someBody = heightCm !== undefined || weightKg !== undefined || answeredMask !== 0;
+  const usualOnly = !someBody && usualSizeIndex(prepared.labels, shopper.usualSize) >= 0;
+  if (estimatedUsed.length > 0 && !someBody && !usualOnly) {
     const zones = estimatedUsed.join(', ');
-    const fields: { field: string; message: string }[] = [];
-    if (heightCm === undefined) fields.push({ field: 'height', message: `height is needed to estimate ${zones} (or answer them)` });
-    if (weightKg === undefined) fields.push({ field: 'weight', message: `weight is needed to estimate ${zones} (or answer them)` });
-    throw new InsufficientAnswersError(fields);
+    const alternatives = `(or answer them, or give a size usually worn of this chart)`;
+    throw new InsufficientAnswersError([
+      { field: 'height', message: `height is needed to estimate ${zones} ${alternatives}` },
+      { field: 'weight', message: `weight is needed to estimate ${zones} ${alternatives}` },
+    ]);
   }
 
-  // the body model: one component per sex (a mixture when the sex is unknown)
+  // the body model: one component per sex (a mixture when the sex is unknown); without both height and weight, one
+  // per sex and point of where her height and weight may lie, given what she answered
   const components: Component[] = [];
   if (haveBody) {
     const sexWeights =
@@ -206,15 +268,18 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
       if (sexWeights[sex] < NEGLIGIBLE_COMPONENT) continue;
       components.push(component(sexWeights[sex], predict(sex, heightCm, weightKg, shopper.age, bodyModel), answeredMask, logAnswer));
     }
+  } else if (estimatedUsed.length > 0 && someBody) {
+    components.push(...partialComponents(shopper, answeredMask, logAnswer, answerNoise, bodyModel));
   }
 
-  // probabilities of each size being the best: per sex, whole counts over the fixed draws, then mixed
+  // probabilities of each size being the best: per sex, whole counts over the fixed draws, then mixed; from nothing but
+  // a size she wears, every size alike until that size weighs them (usual-size.ts)
   const sizes = prepared.labels.length;
-  const probability = new Array<number>(sizes).fill(0);
+  const probability = new Array<number>(sizes).fill(usualOnly ? 1 / sizes : 0);
   if (estimatedUsed.length === 0) {
     const counts = countBestSizes(prepared, undefined, answeredMask, logAnswer, answerNoise);
     for (let s = 0; s < sizes; s++) probability[s] = counts[s] / DRAW_COUNT;
-  } else {
+  } else if (!usualOnly) {
     const total = components.reduce((sum, c) => sum + c.weight, 0);
     for (const c of components) {
       const counts = countBestSizes(prepared, c, answeredMask, logAnswer, answerNoise);
@@ -224,7 +289,7 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   return {
     prepared,
     probability,
-    allAnswered: estimatedUsed.length === 0,
+    exact: estimatedUsed.length === 0 && prepared.zoneIndex.every((z) => !(measuredOtherwise & (1 << z))),
     answer,
     answeredMask,
     answerNoise,
@@ -232,14 +297,12 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   };
 }
 
-/** The size to recommend from an analysis: the chart's own answer when every used zone is answered, else the likeliest. */
-function choose({
-  prepared,
-  probability,
-  allAnswered,
-  answer,
-}: Pick<Analysis, 'prepared' | 'probability' | 'allAnswered' | 'answer'>): number {
-  if (allAnswered)
+/**
+ * The size to recommend from an analysis: the chart's own answer when every used zone is answered with a tape, else
+ * the likeliest.
+ */
+function choose({ prepared, probability, exact, answer }: Pick<Analysis, 'prepared' | 'probability' | 'exact' | 'answer'>): number {
+  if (exact)
     return bestSizeIndex(
       prepared,
       prepared.zoneIndex.map((z) => answer[z]),
@@ -338,7 +401,7 @@ function alternativesOf(probability: readonly number[], chosen: number, labels: 
 /** A zone's point estimate: the answered value, else the mixture mean of the conditional log-normal. */
 function estimateZone(analysis: Analysis, z: number): { mean: number; sd: number } | undefined {
   const { answer, answeredMask, answerNoise, components } = analysis;
-  if (answeredMask & (1 << z)) return { mean: answer[z], sd: ANSWER_SD_CM[ZONES[z]] };
+  if (answeredMask & (1 << z)) return { mean: answer[z], sd: answerNoise[z] * answer[z] };
   if (components.length === 0) return undefined;
   let m1 = 0;
   let m2 = 0;
@@ -353,7 +416,13 @@ function estimateZone(analysis: Analysis, z: number): { mean: number; sd: number
       const noise = answerNoise[a] / sd[a];
       variance += w * w * noise * noise;
     });
-    const v = sd[z] * sd[z] * variance;
+    let v = sd[z] * sd[z] * variance;
+    if (c.bodySpread) {
+      // plus where her height and weight may lie: g·L·Lᵀ·gᵀ
+      const [g0, g1] = c.bodySpread.gradients[z];
+      const [l00, l10, l11] = c.bodySpread.factor;
+      v += (g0 * l00 + g1 * l10) ** 2 + (g1 * l11) ** 2;
+    }
     const mu = c.conditionalMean[z];
     m1 += c.weight * Math.exp(mu + v / 2);
     m2 += c.weight * Math.exp(2 * mu + 2 * v);

@@ -47,6 +47,11 @@ export interface Shopper {
   readonly fitPreference?: FitPreference;
   /** Body measurements the shopper answered, in cm. */
   readonly measured: Partial<Record<Zone, number>>;
+  /**
+   * The sd (cm) of an answered measurement that was not taken with a tape (a bust read from a bra size), by zone;
+   * absent for a zone: the tape's error (ANSWER_SD_CM).
+   */
+  readonly measuredSdCm?: Partial<Record<Zone, number>>;
   /** The size she says she usually wears, as a label (used where the chart has that label). */
   readonly usualSize?: string;
 }

@@ -53,7 +53,11 @@ const ANSWERS_DOC: ApiPropertyOptions = {
     anyOf: [
       {
         type: 'object',
-        properties: { value: { type: 'number' }, unit: { type: 'string', enum: ['cm', 'in', 'kg', 'lb'] } },
+        properties: {
+          value: { type: 'number' },
+          unit: { type: 'string', enum: ['cm', 'in', 'kg', 'lb'] },
+          method: { type: 'string', enum: ['tape', 'bra_size'], description: 'Zones only: how it was measured (default tape).' },
+        },
         required: ['value', 'unit'],
         additionalProperties: false,
       },
@@ -82,8 +86,10 @@ export class AnswersRequest {
     description:
       'One entry per question of the session: height {value, unit: cm|in}, weight {value, unit: kg|lb}, age ' +
       '(13–100), sex (female|male), fit_preference (tighter|regular|looser), usual_size (the size label she usually ' +
-      'wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in}, custom:<name> ' +
-      '(a string, number or boolean).',
+      'wears, e.g. "M": weighs the sizes of a chart that has that label), any zone {value, unit: cm|in, method?: ' +
+      'tape|bra_size} (bra_size: the chest read from her bra size, which the engine reads with its wider spread), ' +
+      'custom:<name> (a string, number or boolean). Anything of the body, or a usual size of the chart, is enough for ' +
+      'a recommendation; its confidence says how much the answers told.',
   })
   @IsObject({ message: 'answers must be an object of question key → answer' })
   answers: Record<string, unknown>;

@@ -11,6 +11,7 @@ import {
   expectWellFormed,
   MEASURED_QUESTIONS,
   sessionEvents,
+  SIZES,
   types,
 } from '../../support/session-fixtures.js';
 
@@ -178,7 +179,31 @@ describe('fit sessions', () => {
       await expect(read(shop, session.id)).resolves.toEqual(session);
     });
 
-    it('refuses height and weight left out when nothing else measures the body, naming both', async () => {
+    it('reads a chest given as a bra size with its own spread, and refuses the method elsewhere', async () => {
+      const shop = await newShop();
+      const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, MEASURED_QUESTIONS);
+      const session = await start(shop, { questionnaire_id: quiz.id });
+      const answers = { ...SHOPPER, chest: { value: 101, unit: 'cm' }, waist: { value: 86, unit: 'cm' } };
+      const tape = (await answer(shop, session.id, { ...answers, chest: { ...answers.chest, method: 'tape' } })).recommendation!;
+      expect(tape.measurements.chest).toEqual({ value_cm: 101, source: 'answered', sd_cm: 1.5 });
+      const braSize = await answer(shop, session.id, { ...answers, chest: { ...answers.chest, method: 'bra_size' } });
+      expect(braSize.recommendation!.measurements.chest).toEqual({ value_cm: 101, source: 'answered', sd_cm: 3.5 });
+      expect(braSize.recommendation!.confidence).toBeLessThan(tape.confidence);
+      // kept as sent
+      expect(braSize.answers?.chest).toEqual({ value: 101, unit: 'cm', method: 'bra_size' });
+
+      expectErrors(await answerRaw(shop, session.id, { ...answers, waist: { value: 86, unit: 'cm', method: 'bra_size' } }), [
+        { field: 'answers.waist.method', code: 'not_allowed_value' },
+      ]);
+      expectErrors(await answerRaw(shop, session.id, { ...answers, chest: { value: 101, unit: 'cm', method: 'guess' } }), [
+        { field: 'answers.chest.method', code: 'not_allowed_value' },
+      ]);
+      expectErrors(await answerRaw(shop, session.id, { ...answers, chest: { value: 101, unit: 'cm', how: 'tape' } }), [
+        { field: 'answers.chest', code: 'must_be_measure' },
+      ]);
+    });
+
+    it('refuses answers that say nothing of the body, naming height and weight; answers from any part of it', async () => {
       const shop = await newShop();
       const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
         { key: 'height', required: false },
@@ -187,24 +212,35 @@ describe('fit sessions', () => {
         { key: 'sex', required: false },
         { key: 'chest', required: false },
         { key: 'waist', required: false },
+        { key: 'usual_size', required: false },
       ]);
       const session = await start(shop, { questionnaire_id: quiz.id });
-      expectErrors(await answerRaw(shop, session.id, { sex: 'female', age: 30 }), [
-        { field: 'answers.height', code: 'needed_for_recommendation' },
-        { field: 'answers.weight', code: 'needed_for_recommendation' },
-      ]);
-      expectErrors(await answerRaw(shop, session.id, {}), [
-        { field: 'answers.height', code: 'needed_for_recommendation' },
-        { field: 'answers.weight', code: 'needed_for_recommendation' },
-      ]);
-      expectErrors(await answerRaw(shop, session.id, { weight: { value: 70, unit: 'kg' }, chest: { value: 98, unit: 'cm' } }), [
-        { field: 'answers.height', code: 'needed_for_recommendation' },
-      ]);
-      expectErrors(await answerRaw(shop, session.id, { height: { value: 170, unit: 'cm' }, waist: { value: 80, unit: 'cm' } }), [
-        { field: 'answers.weight', code: 'needed_for_recommendation' },
-      ]);
+      for (const nothing of [{ sex: 'female', age: 30 }, {}, { usual_size: 'not a size of this chart' }]) {
+        expectErrors(await answerRaw(shop, session.id, nothing), [
+          { field: 'answers.height', code: 'needed_for_recommendation' },
+          { field: 'answers.weight', code: 'needed_for_recommendation' },
+        ]);
+      }
       await expect(read(shop, session.id)).resolves.toEqual(session);
       expect(types(await sessionEvents(t, session.id))).toEqual(['fit_started']);
+
+      const chart: readonly string[] = SIZES;
+      for (const part of [
+        { weight: { value: 70, unit: 'kg' }, chest: { value: 98, unit: 'cm' } },
+        { height: { value: 170, unit: 'cm' }, waist: { value: 80, unit: 'cm' } },
+        { chest: { value: 98, unit: 'cm' } },
+        { usual_size: chart[1] },
+      ]) {
+        const answered = await answer(shop, session.id, part);
+        const recommendation = answered.recommendation!;
+        expect(chart).toContain(recommendation.size_label);
+        expect(recommendation.confidence).toBeGreaterThan(0);
+        expect(recommendation.confidence).toBeLessThan(1);
+      }
+      // a usual size alone: that size, as sure as a usual size is, and no body measurement claimed
+      const usual = (await answer(shop, session.id, { usual_size: chart[1] })).recommendation!;
+      expect(usual.size_label).toBe(chart[1]);
+      expect(usual.measurements).toEqual({});
     });
   });
 
@@ -224,23 +260,32 @@ describe('fit sessions', () => {
       expect(session).toMatchObject({ questionnaire_id: quiz.id, questionnaire_version: quiz.version, questions, state: 'started' });
     });
 
-    it('refuses to start a session its questionnaire could never answer for the product, and starts one that asks enough', async () => {
-      const shop = await newShop(); // a product whose sizes depend on chest and waist
-      const chestOnly = await createQuestionnaire(t, shop.storeId, shop.secret, [{ key: 'chest', required: true }]);
-      const refused = await startRaw(shop, { product_id: shop.productId, questionnaire_id: chestOnly.id });
+    it('refuses to start a session its questionnaire could never answer, and starts one that asks anything of the body', async () => {
+      const shop = await newShop();
+      const nothingOfTheBody = [
+        { key: 'age', required: true },
+        { key: 'sex', required: false },
+        { key: 'custom:occasion', required: false },
+      ];
+      const aboutNothing = await createQuestionnaire(t, shop.storeId, shop.secret, nothingOfTheBody);
+      const refused = await startRaw(shop, { product_id: shop.productId, questionnaire_id: aboutNothing.id });
       expectErrors(refused, [{ field: 'questionnaire_id', code: 'cannot_recommend' }]);
-      expect(refused.body.errors[0].message).toContain('waist');
+      expect(refused.body.errors[0].message).toContain('usual_size');
       // the store's default questionnaire is judged alike
       const setDefault = await t
         .http()
         .post(`/v1/stores/${shop.storeId}/questionnaires`)
         .set(bearer(shop.secret))
-        .send({ name: 'Chest only', questions: [{ key: 'chest', required: true }], default: true });
+        .send({ name: 'About nothing', questions: nothingOfTheBody, default: true });
       expect(setDefault.status).toBe(201);
       expectErrors(await startRaw(shop, { product_id: shop.productId }), [{ field: 'questionnaire_id', code: 'cannot_recommend' }]);
       expect((await listRaw(shop)).body.data).toEqual([]);
 
-      // both zones asked, or height and weight: a recommendation can be made
+      // a zone the sizes depend on, or a size usually worn: a recommendation can be made
+      for (const asked of ['chest', 'usual_size']) {
+        const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [{ key: asked, required: true }]);
+        await start(shop, { questionnaire_id: quiz.id });
+      }
       const zones = await createQuestionnaire(t, shop.storeId, shop.secret, [
         { key: 'chest', required: true },
         { key: 'waist', required: true },
