@@ -27,7 +27,7 @@ const PUBLIC = {
   fit: ['fit.module.ts', 'product-fit.service.ts', 'dto'],
   events: ['events.module.ts', 'session-events.service.ts', 'event-types.ts'],
   problems: ['problems.module.ts'],
-  learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts'],
+  learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts', 'shopper-digests.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
   console: [],
   health: [],

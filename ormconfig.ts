@@ -16,6 +16,7 @@ import { IdempotentSubjects1764700000000 } from './src/database/migrations/17647
 import { LineLessons1764800000000 } from './src/database/migrations/1764800000000-line-lessons.js';
 import { EventTypes1764900000000 } from './src/database/migrations/1764900000000-event-types.js';
 import { ReadModels1765000000000 } from './src/database/migrations/1765000000000-read-models.js';
+import { OrderHistory1765100000000 } from './src/database/migrations/1765100000000-order-history.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -35,6 +36,7 @@ export const migrations = [
   LineLessons1764800000000,
   EventTypes1764900000000,
   ReadModels1765000000000,
+  OrderHistory1765100000000,
 ];
 
 /**

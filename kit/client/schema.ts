@@ -736,6 +736,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stores/{store_id}/order-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Learn from past orders
+         * @description 1–1000 order lines of any age (body ≤ 1 MiB), each with its final outcome. Each teaches what the same outcome sent as an event would, for a line bought without a fit session, weighed by its age; nothing enters the events, the metrics or the per-size table. One lesson per order line, shared with its events: a later outcome replaces an earlier one, imported or not, and importing a line again changes nothing. All lines or none: one invalid line and the 400 lists every error.
+         *
+         *     **Credential:** merchant key: events or admin; key of that store or unrestricted.
+         */
+        post: operations["OrderHistoryController_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2116,6 +2138,11 @@ export interface components {
              */
             outcomes: number;
             /**
+             * @description Of `outcomes`, those an import of past orders taught (`POST …/order-history`); the per-size table counts only the lines reported as events.
+             * @example 12
+             */
+            imported_outcomes: number;
+            /**
              * @description Their weight once aged: recent outcomes weigh more, a choice of another size than the chart’s a quarter.
              * @example 41.5
              */
@@ -2627,6 +2654,110 @@ export interface components {
              *     ]
              */
             caveats: string[];
+        };
+        HistoryOutcomeRequest: {
+            /**
+             * @example return_requested
+             * @enum {string}
+             */
+            type: "item_kept" | "return_requested" | "size_exchange";
+            /**
+             * @description Required on `return_requested` and `size_exchange`, refused on `item_kept`.
+             * @example size
+             * @enum {string|null}
+             */
+            reason?: "size" | "other" | null;
+            /**
+             * @description Which way the size was wrong: only with `reason: "size"`.
+             * @example too_small
+             * @enum {string|null}
+             */
+            fit_feedback?: "too_small" | "too_large" | null;
+            /**
+             * Format: uuid
+             * @description On `size_exchange` only: the variant of the same product the shopper exchanged to.
+             * @example 0199a3b8-5e80-7b4c-a9f3-7a5b2d0e4c68
+             */
+            new_variant_id?: string | null;
+            /**
+             * Format: date-time
+             * @description When it happened: RFC 3339 with a time zone, at most millisecond precision; not before `purchased_at`, not in the future.
+             * @example 2021-03-19T16:02:11.000Z
+             */
+            occurred_at: string;
+        };
+        OrderHistoryLineRequest: {
+            /**
+             * @description With `line_item_id`, the line: as its events name it.
+             * @example 4012345678901
+             */
+            order_id: string;
+            /** @example 10321098765432 */
+            line_item_id: string;
+            /**
+             * Format: uuid
+             * @description A product of the store.
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
+            product_id: string;
+            /**
+             * Format: uuid
+             * @description The variant bought: a variant of the product.
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
+            variant_id: string;
+            /**
+             * @description Your pseudonymous id for the shopper, as sessions take it: the line then teaches her own offset too. Stored only as a keyed hash, per store, never returned.
+             * @example cust_8f3a2c
+             */
+            shopper_ref?: string;
+            /**
+             * Format: date-time
+             * @description When the line was bought: any past date, not in the future.
+             * @example 2021-03-02T10:41:00.000Z
+             */
+            purchased_at: string;
+            outcome: components["schemas"]["HistoryOutcomeRequest"];
+        };
+        OrderHistoryRequest: {
+            /** @description One line per order line, each with its final outcome; judged together: one invalid line and nothing is written. */
+            lines: components["schemas"]["OrderHistoryLineRequest"][];
+        };
+        IgnoredLineResponse: {
+            /**
+             * @description The line’s position in `lines`, from 0.
+             * @example 3
+             */
+            index: number;
+            /**
+             * @description Why it teaches nothing, in words.
+             * @example a return for a reason other than size says nothing about fit
+             */
+            reason: string;
+        };
+        OrderHistoryResponse: {
+            /**
+             * @description Lines received: `learned` + `replaced` + `unchanged` + ignored ones.
+             * @example 250
+             */
+            received: number;
+            /**
+             * @description Lines that taught nothing before and now teach their outcome.
+             * @example 231
+             */
+            learned: number;
+            /**
+             * @description Lines whose earlier lesson this import replaced with a later outcome.
+             * @example 4
+             */
+            replaced: number;
+            /**
+             * @description Lines that already teach what this import says, or a later outcome (imported or reported as an event), or that another line of this request about the same order line follows.
+             * @example 9
+             */
+            unchanged: number;
+            /** @description Lines whose outcome teaches nothing, and why; in request order. */
+            ignored: components["schemas"]["IgnoredLineResponse"][];
         };
         ProblemFieldError: {
             /** @example expires_at */
@@ -8512,6 +8643,132 @@ export interface operations {
             };
             /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    OrderHistoryController_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderHistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderHistoryResponse"];
+                };
+            };
+            /** @description The body is not valid JSON, or not a JSON object (`invalid_json`). A field is missing, unknown or breaks a rule; `errors` lists each one (`validation_failed`). A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is over 1 MiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as `application/json` (UTF-8) (`unsupported_media_type`). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

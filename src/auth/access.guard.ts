@@ -48,7 +48,7 @@ export class AccessGuard implements CanActivate {
     if (rule.kind === 'merchant' && rule.store)
       request.store = await this.stores.resolve(principal as MerchantPrincipal, request.params[STORE_PARAM]);
     // Only now, the caller known and allowed: the body.
-    await readJson(request, response, this.reflector.get<boolean | undefined>(LARGE_BODY, context.getHandler()) === true);
+    await readJson(request, response, this.reflector.get<string | undefined>(LARGE_BODY, context.getHandler()));
     refuseCredentialsInBody(request);
     return true;
   }

@@ -49,7 +49,7 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(200)
-  @LargeBody()
+  @LargeBody('events')
   @RequireScope('events', { store: true })
   @ApiOperation({
     summary: 'Record up to 500 events',

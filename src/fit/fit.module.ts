@@ -16,6 +16,7 @@ import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { ShopperRequests } from './shopper-requests.js';
 import { ShoppersController } from './shoppers.controller.js';
+import { ShopperKeys } from './shopper-keys.js';
 import { ShoppersRepository } from './shoppers.repository.js';
 
 /**
@@ -34,6 +35,7 @@ import { ShoppersRepository } from './shoppers.repository.js';
     ShoppersRepository,
     ShopperRequests,
     SessionReferences,
+    ShopperKeys,
   ],
   exports: [ProductFitService],
 })

@@ -28,12 +28,13 @@ function fitDirection(offset: Pick<LearnedOffset, 'low' | 'high'>): FitDirection
   return 'uncertain';
 }
 
-const presentOffset = (offset: LearnedOffset): LearnedFitResponse => ({
+const presentOffset = (offset: LearnedOffset, imported: number): LearnedFitResponse => ({
   size_steps: round(offset.steps, 2),
   sd: round(offset.sd, 2),
   low: round(offset.low, 2),
   high: round(offset.high, 2),
   outcomes: offset.count,
+  imported_outcomes: imported,
   evidence_weight: round(offset.evidence, 1),
 });
 
@@ -51,9 +52,10 @@ export class ProductFitService {
 
   async forProduct(store: Store, productId: string): Promise<ProductFitResponse> {
     const product = await this.catalog.productWithSizes(store, productId);
-    const [levels, sizes] = await Promise.all([
+    const [levels, sizes, imported] = await Promise.all([
       this.evidence.currentLevels(store.id, product.id, product.productTypeId),
       this.evidence.sizeOutcomes(store.id, product.id),
+      this.evidence.importedOutcomes(store.id, product.id),
     ]);
     const now = new Date();
     const offset = learnedOffset(levels, now);
@@ -61,7 +63,7 @@ export class ProductFitService {
       product_id: product.id,
       title: product.title,
       direction: fitDirection(offset),
-      learned: presentOffset(offset),
+      learned: presentOffset(offset, imported),
       sizes: inChartOrder(product.labels, sizes),
       computed_at: now.toISOString(),
     };
@@ -78,7 +80,10 @@ export class ProductFitService {
   }
 
   private async learnedFor(store: Store, wanted: (direction: FitDirection) => boolean, limit: number): Promise<ProductFitListResponse> {
-    const { products, types, store: storeSums } = await this.evidence.storeEvidence(store.id);
+    const [{ products, types, store: storeSums }, imported] = await Promise.all([
+      this.evidence.storeEvidence(store.id),
+      this.evidence.storeImportedOutcomes(store.id),
+    ]);
     const now = new Date();
     // each level learned once: the list is linear in the store's products
     const offsets = learnedOffsets(storeSums, types, products, now);
@@ -96,7 +101,7 @@ export class ProductFitService {
       product_id: l.productId,
       title: titles.get(l.productId) ?? '',
       direction: l.direction,
-      learned: presentOffset(l.offset),
+      learned: presentOffset(l.offset, imported.get(l.productId) ?? 0),
     }));
     return { data, computed_at: now.toISOString() };
   }

@@ -24,10 +24,16 @@ const UNLINK = prepared<never>(
 export class ShoppersRepository {
   /** The digest of `ref` in the store, in the caller's transaction (the store's key is created on first use). */
   async digest(manager: EntityManager, storeId: string, ref: string): Promise<Buffer> {
+    const [digest] = await this.digestAll(manager, storeId, [ref]);
+    return digest;
+  }
+
+  /** `digest` of each of `refs`, in order, the store's key read once. */
+  async digestAll(manager: EntityManager, storeId: string, refs: readonly string[]): Promise<Buffer[]> {
     let [row] = await run(manager, STORE_KEY, [storeId, randomBytes(32)]);
     // a concurrent first use committed its key after this statement's snapshot: read it now
     if (!row) [row] = await run(manager, STORE_KEY, [storeId, randomBytes(32)]);
-    return createHmac('sha256', row.key).update(ref, 'utf8').digest();
+    return refs.map((ref) => createHmac('sha256', row.key).update(ref, 'utf8').digest());
   }
 
   /** No session of the store names the shopper any more. */

@@ -243,6 +243,12 @@ const ADD_TYPES = prepared<never>(
        ${ADDED_TO_ROW}`,
 );
 
+/** Whether a product has sums: they refer to it (its foreign key), so the catalog archives it rather than deleting it. */
+const NAMES_PRODUCT = prepared<{ named: boolean }>(
+  'evidence.names-product',
+  `SELECT EXISTS (SELECT FROM fit_evidence WHERE product_id = $1) AS named`,
+);
+
 /** A row of a store's evidence: a type's running sums (no product), or a product's. */
 type EvidenceRow = SumsRow & { product_id: string | null; product_type_id: string };
 
@@ -347,6 +353,12 @@ export class EvidenceRepository {
     }
     if (sums.types.size) await addToKeyedRows(manager, ADD_TYPES, store, now, sums.types);
     if (sums.shoppers.size) await addToKeyedRows(manager, ADD_SHOPPERS, store, now, sums.shoppers);
+  }
+
+  /** Whether the product has sums (the catalog's delete-or-archive check), in the deleting transaction. */
+  async namesProduct(manager: EntityManager, productId: string): Promise<boolean> {
+    const [row] = await run(manager, NAMES_PRODUCT, [productId]);
+    return row.named;
   }
 
   /** A returning shopper's sums (none when she has no outcome yet, or was erased). */

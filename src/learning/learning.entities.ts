@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { LessonSource } from './line-lessons.repository.js';
 
 /**
  * The tables of learning, as the migrations make them (the repositories write them in SQL of their own: the sums are
@@ -126,6 +127,10 @@ class LineLessonRecord {
 
   @Column({ type: 'double precision', name: 'shopper_offset', nullable: true })
   shopperOffset: number | null;
+
+  /** Who told the outcome behind the lesson: an event (or a session's decision), or an import of past orders. */
+  @Column({ type: 'text' })
+  source: LessonSource;
 
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;

@@ -16,6 +16,53 @@ interface Dated {
 const isLater = (a: Dated, b: Dated): boolean =>
   a.occurredAt.getTime() > b.occurredAt.getTime() || (a.occurredAt.getTime() === b.occurredAt.getTime() && a.id > b.id);
 
+/**
+ * An imported outcome as lessons compare them: its id is the empty string, so at the same instant it comes before any
+ * event (an event replaces it, it replaces no event), and an import of the same outcome again replaces nothing.
+ */
+const IMPORTED_ID = '';
+
+/** The outcome a lesson teaches through, as lessons compare them; null: none (a decision, nothing, or no lesson). */
+function outcomeOf(lesson: LineLesson | undefined): Dated | null {
+  if (lesson?.eventId) return { id: lesson.eventId, occurredAt: lesson.occurredAt };
+  return lesson?.source === 'history' ? { id: IMPORTED_ID, occurredAt: lesson.occurredAt } : null;
+}
+
+/**
+ * The variant a line was bought in: its first purchase reported as an event, else the variant of the counted outcome
+ * it teaches through (an imported line is its own purchase, and a later outcome counted for it was of that variant).
+ */
+export function boughtOf(line: OrderLineState, lesson: LineLesson | undefined): string | null {
+  return line.purchasedVariantId ?? (lesson?.counted ? lesson.variantId : null);
+}
+
+/** An outcome of a past order, as an import tells it: its evidence already read against its product's chart. */
+export interface ImportedOutcome {
+  readonly productId: string;
+  /** The product's type now: the level its evidence is added to. */
+  readonly productTypeId: string;
+  readonly variantId: string;
+  readonly occurredAt: Date;
+  /** What it says (null: nothing, e.g. a chart of one size). */
+  readonly evidence: Evidence | null;
+  /** The store's digest of the shopper the import names, if any. */
+  readonly shopperDigest: Buffer | null;
+}
+
+/** What changes lines' lessons: new outcomes (the latest per line), decisions of sessions, imported outcomes. */
+interface Changes {
+  readonly latest: ReadonlyMap<string, OutcomeEvent>;
+  readonly decisions: ReadonlyMap<string, string>;
+  readonly imported: ReadonlyMap<string, ImportedOutcome>;
+}
+
+/** What lines taught before and teach now (a line absent from `taught` keeps what it had), and their waiting marks. */
+interface Learned {
+  readonly waiting: WaitingChange[];
+  readonly before: ReadonlyMap<string, LineLesson>;
+  readonly taught: ReadonlyMap<string, LineLesson>;
+}
+
 /** What a line is to teach from now on, decided under its row's lock. */
 type Plan =
   /** Its latest outcome, whose purchase is not stored yet: kept aside, counted when the purchase comes. */
@@ -25,7 +72,9 @@ type Plan =
   /** The decision of the session it was bought after, the line having no outcome yet. */
   | { readonly kind: 'decision'; readonly line: OrderLineState; readonly sessionId: string }
   /** An outcome that waited for a purchase of another variant: it teaches nothing. */
-  | { readonly kind: 'nothing'; readonly line: OrderLineState; readonly previous: LineLesson };
+  | { readonly kind: 'nothing'; readonly line: OrderLineState; readonly previous: LineLesson }
+  /** An outcome of a past order, later than what the line taught: it replaces it. */
+  | { readonly kind: 'history'; readonly line: OrderLineState; readonly outcome: ImportedOutcome };
 
 /** Sums to add, per product (with its type now), per product type and per shopper (hex digest). */
 class SumsDelta {
@@ -128,15 +177,47 @@ export class LearningService {
     );
     const waiting = [...lines.lines.values()].some((line) => line.lessonWaiting && line.purchasedVariantId !== null);
     if (!latest.size && !decisions.size && !waiting) return [];
-    return this.learn(manager, store, lines.lines, latest, decisions, now);
+    return (await this.learn(manager, store, lines.lines, { latest, decisions, imported: new Map() }, now)).waiting;
   }
 
   /**
    * Outcomes waiting for purchases now stored, counted in the caller's transaction, which holds the lines' rows (a
    * purchase stored on its own, in one statement, found one waiting). Returns the lines whose waiting mark changes.
    */
-  countWaiting(manager: EntityManager, store: Store, lines: ReadonlyMap<string, OrderLineState>, now: Date): Promise<WaitingChange[]> {
-    return this.learn(manager, store, lines, new Map(), new Map(), now);
+  async countWaiting(
+    manager: EntityManager,
+    store: Store,
+    lines: ReadonlyMap<string, OrderLineState>,
+    now: Date,
+  ): Promise<WaitingChange[]> {
+    return (await this.learn(manager, store, lines, NO_CHANGES, now)).waiting;
+  }
+
+  /**
+   * What outcomes of a store's past orders teach (`OrderHistoryService`), in the import's transaction: what the same
+   * outcome would teach as an event, in the one lesson per line the line's events share. `lines`: each imported line,
+   * with the variant its first purchase bought if one was reported as an event (the import stands as the purchase of
+   * a line without). Returns what each line taught before and teaches now.
+   */
+  async learnFromHistory(
+    manager: EntityManager,
+    store: Store,
+    lines: ReadonlyMap<string, OrderLineState>,
+    outcomes: ReadonlyMap<string, ImportedOutcome>,
+    now: Date,
+  ): Promise<Pick<Learned, 'before' | 'taught'>> {
+    const { before, taught } = await this.learn(manager, store, lines, { ...NO_CHANGES, imported: outcomes }, now);
+    return { before, taught };
+  }
+
+  /** How many of the product's counted outcomes came from imports of past orders. */
+  importedOutcomes(storeId: string, productId: string): Promise<number> {
+    return this.lessons.importedOutcomes(storeId, productId);
+  }
+
+  /** `importedOutcomes` of each product of the store that has any. */
+  storeImportedOutcomes(storeId: string): Promise<Map<string, number>> {
+    return this.lessons.storeImportedOutcomes(storeId);
   }
 
   /** The product's evidence with its type's and its store's, in the caller's transaction. */
@@ -169,36 +250,39 @@ export class LearningService {
     return this.evidence.storeEvidence(storeId);
   }
 
+  /**
+   * The lines' lessons read (and locked), planned, and the plans' lessons written with their sums. A line is planned on
+   * the lesson read first; were one written meanwhile for a line read without, the write fails and all runs again.
+   */
   private async learn(
     manager: EntityManager,
     store: Store,
     lines: ReadonlyMap<string, OrderLineState>,
-    latest: ReadonlyMap<string, OutcomeEvent>,
-    decisions: ReadonlyMap<string, string>,
+    changes: Changes,
     now: Date,
-  ): Promise<WaitingChange[]> {
-    const keys = new Set([...latest.keys(), ...decisions.keys()]);
+  ): Promise<Learned> {
+    const keys = new Set([...changes.latest.keys(), ...changes.decisions.keys(), ...changes.imported.keys()]);
     for (const [key, line] of lines) if (line.lessonWaiting && line.purchasedVariantId !== null) keys.add(key);
     const touched = [...keys].flatMap((key) => lines.get(key) ?? []);
-    const previous = await this.readLessons(manager, store, touched);
-    const plans = touched.flatMap((line) => planOf(line, previous.get(keyOf(line)), latest, decisions));
-    if (!plans.length) return [];
+    const read = await this.readLessons(manager, store, touched);
+    const plans = touched.flatMap((line) => planOf(line, read.get(keyOf(line)), changes));
+    const waiting = settledWaits(touched, plans, read);
+    if (!plans.length) return { waiting, before: read, taught: new Map() };
 
-    const taught = await this.readTaught(manager, store, plans, previous, now);
+    const taught = await this.readTaught(manager, store, plans, read, now);
     const delta = new SumsDelta();
-    const written: LineLesson[] = [];
-    const waiting: WaitingChange[] = [];
+    const writes: Array<{ lesson: LineLesson; replaces: boolean }> = [];
     for (const plan of plans) {
       const before = taught.previous.get(keyOf(plan.line));
       const lesson = lessonOf(plan, before, taught);
       if (lesson === null) continue;
       if (lesson.counted) delta.replace(before, lesson);
-      written.push(lesson);
+      writes.push({ lesson, replaces: read.has(keyOf(plan.line)) });
       if ((plan.kind === 'wait') !== plan.line.lessonWaiting) waiting.push({ ...plan.line, waiting: plan.kind === 'wait' });
     }
     await this.evidence.add(manager, store, delta, now);
-    await this.lessons.write(manager, store, written, now);
-    return waiting;
+    await this.lessons.write(manager, store, writes, now);
+    return { waiting, before: taught.previous, taught: new Map(writes.map(({ lesson }) => [keyOf(lesson), lesson])) };
   }
 
   private async readLessons(manager: EntityManager, store: Store, lines: readonly OrderLineState[]): Promise<Map<string, LineLesson>> {
@@ -218,10 +302,12 @@ export class LearningService {
     now: Date,
   ): Promise<Taught> {
     const taught = plans.flatMap((plan) => (plan.kind === 'teach' ? [plan.eventId] : []));
+    const imported = plans.flatMap((plan) => (plan.kind === 'history' ? [plan.outcome] : []));
     const readOutcomes = async () => new Map((await this.evidence.outcomeSizes(manager, store.id, taught)).map((row) => [row.id, row]));
     let outcomes = await readOutcomes();
     const digests = [
       ...[...outcomes.values()].map((row) => row.shopper_digest),
+      ...imported.map((outcome) => outcome.shopperDigest),
       ...plans.map((plan) => previous.get(keyOf(plan.line))?.shopperDigest ?? null),
     ].filter((digest) => digest !== null);
     if (digests.length) {
@@ -241,6 +327,7 @@ export class LearningService {
       : new Map<string, DecisionRow>();
     const shopperProducts = new Map<string, string>();
     for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
+    for (const outcome of imported) if (outcome.shopperDigest) shopperProducts.set(outcome.productId, outcome.productTypeId);
     const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
     return { previous, outcomes, decisions, offsets };
   }
@@ -253,7 +340,7 @@ function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): L
     case 'wait': {
       const { outcome } = plan;
       const base = { orderId, lineItemId, productId: outcome.productId as string, variantId: outcome.variantId };
-      return { ...base, eventId: outcome.id, occurredAt: outcome.occurredAt, counted: false, ...NOTHING_COUNTED };
+      return { ...base, eventId: outcome.id, occurredAt: outcome.occurredAt, counted: false, source: 'event', ...NOTHING_COUNTED };
     }
     case 'teach': {
       const row = taught.outcomes.get(plan.eventId);
@@ -274,11 +361,34 @@ function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): L
         evidence,
         shopperDigest: null,
         shopperOffset: null,
+        source: 'event',
       };
     }
     case 'nothing':
-      return { ...plan.previous, eventId: null, counted: true, ...NOTHING_COUNTED };
+      return { ...plan.previous, eventId: null, counted: true, source: 'event', ...NOTHING_COUNTED };
+    case 'history':
+      return importedLesson(plan, taught.offsets);
   }
+}
+
+/** An imported outcome's lesson: what it says, and, when the import names her, its shopper's share of it. */
+function importedLesson(plan: Plan & { kind: 'history' }, offsets: ReadonlyMap<string, number>): LineLesson {
+  const { outcome } = plan;
+  const offset = outcome.shopperDigest && outcome.evidence ? (offsets.get(outcome.productId) ?? 0) : null;
+  return {
+    orderId: plan.line.orderId,
+    lineItemId: plan.line.lineItemId,
+    productId: outcome.productId,
+    variantId: outcome.variantId,
+    eventId: null,
+    occurredAt: outcome.occurredAt,
+    counted: true,
+    productTypeId: outcome.productTypeId,
+    evidence: outcome.evidence,
+    shopperDigest: offset === null ? null : outcome.shopperDigest,
+    shopperOffset: offset,
+    source: 'history',
+  };
 }
 
 /** An outcome's lesson: what it says, and, when its line was bought by a returning shopper, her share of it. */
@@ -300,27 +410,28 @@ function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, off
     evidence,
     shopperDigest: offset === null ? null : row.shopper_digest,
     shopperOffset: offset,
+    source: 'event',
   };
 }
 
 const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null } as const;
 
+const NO_CHANGES: Changes = { latest: new Map(), decisions: new Map(), imported: new Map() };
+
 /**
- * What a line is to teach, given what it teaches now (`before`), its latest outcome stored now and whether it was just
- * bought after an overriding session. An outcome of another variant than the one bought teaches nothing; one no later
- * than the line's own outcome changes nothing; a decision counts only while the line has no outcome.
+ * What a line is to teach, given what it teaches now (`before`) and what changes it: its latest outcome stored now, its
+ * purchase after an overriding session, or an outcome of it imported. An outcome of another variant than the one
+ * bought teaches nothing; one no later than the line's own outcome changes nothing; a decision counts only while the
+ * line has no outcome.
  */
-function planOf(
-  line: OrderLineState,
-  before: LineLesson | undefined,
-  latest: ReadonlyMap<string, OutcomeEvent>,
-  decisions: ReadonlyMap<string, string>,
-): Plan[] {
-  const key = lineKey(line.orderId, line.lineItemId);
-  const bought = line.purchasedVariantId;
-  const outcome = latest.get(key);
-  const beforeOutcome = before?.eventId ? { id: before.eventId, occurredAt: before.occurredAt } : null;
-  if (outcome && (bought === null || outcome.variantId === bought) && (beforeOutcome === null || isLater(outcome, beforeOutcome))) {
+function planOf(line: OrderLineState, before: LineLesson | undefined, changes: Changes): Plan[] {
+  const key = keyOf(line);
+  const bought = boughtOf(line, before);
+  const imported = changes.imported.get(key);
+  if (imported) return historyPlan(line, before, bought ?? imported.variantId, imported);
+  const outcome = changes.latest.get(key);
+  const current = outcomeOf(before);
+  if (outcome && (bought === null || outcome.variantId === bought) && (current === null || isLater(outcome, current))) {
     return [bought === null ? { kind: 'wait', line, outcome } : { kind: 'teach', line, eventId: outcome.id, variantId: outcome.variantId }];
   }
   if (before && !before.counted && bought !== null) {
@@ -330,9 +441,36 @@ function planOf(
         : { kind: 'nothing', line, previous: before },
     ];
   }
-  const sessionId = decisions.get(key);
-  if (sessionId !== undefined && bought !== null && beforeOutcome === null && !before?.counted) {
+  const sessionId = changes.decisions.get(key);
+  if (sessionId !== undefined && bought !== null && current === null && !before?.counted) {
     return [{ kind: 'decision', line, sessionId }];
   }
   return [];
+}
+
+/**
+ * An imported outcome of a line bought in `bought`: it replaces what the line teaches when it is later. Else the
+ * line's own outcome stands, and one that waited for its purchase counts now, the import being that purchase.
+ */
+function historyPlan(line: OrderLineState, before: LineLesson | undefined, bought: string, outcome: ImportedOutcome): Plan[] {
+  if (outcome.variantId !== bought) return [];
+  const current = outcomeOf(before);
+  if (current === null || isLater({ id: IMPORTED_ID, occurredAt: outcome.occurredAt }, current))
+    return [{ kind: 'history', line, outcome }];
+  if (before && !before.counted && before.variantId === bought) {
+    return [{ kind: 'teach', line, eventId: before.eventId as string, variantId: before.variantId }];
+  }
+  return [];
+}
+
+/** Lines marked as waiting whose lesson was counted since, by an import of past orders: no longer waiting. */
+function settledWaits(
+  touched: readonly OrderLineState[],
+  plans: readonly Plan[],
+  lessons: ReadonlyMap<string, LineLesson>,
+): WaitingChange[] {
+  const planned = new Set(plans.map((plan) => keyOf(plan.line)));
+  return touched
+    .filter((line) => line.lessonWaiting && !planned.has(keyOf(line)) && lessons.get(keyOf(line))?.counted === true)
+    .map((line) => ({ ...line, waiting: false }));
 }

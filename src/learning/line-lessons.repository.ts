@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import type { Evidence } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import { CHART_LABELS_OF_P } from './order-lines.js';
+
+/** Who told the outcome a lesson teaches through: an event (or a session's decision), or an import of past orders. */
+export type LessonSource = 'event' | 'history';
 
 /**
  * What an order line teaches now (`line_lessons`): its latest outcome, or, before any, the decision of the session it
@@ -27,13 +31,29 @@ export interface LineLesson {
   /** The shopper whose sums it was added to, with the product's offset taken off it then (null: none, or erased). */
   readonly shopperDigest: Buffer | null;
   readonly shopperOffset: number | null;
+  readonly source: LessonSource;
+}
+
+/** A lesson to write, and whether its line had one when read (under the lock that row then took). */
+interface LessonWrite {
+  readonly lesson: LineLesson;
+  readonly replaces: boolean;
+}
+
+/**
+ * A lesson written meanwhile, by another transaction, for a line this one read without one: its work is run again
+ * (SQLSTATE 40001, which `Transactions` retries), and then reads that lesson. Only an import of past orders and an event
+ * of the same new line can meet so: events of one line are applied one after the other under the line's row.
+ */
+class LessonWrittenMeanwhile extends Error {
+  readonly code = '40001';
 }
 
 /** The evidence as stored: its date as text. */
 type StoredEvidence = Omit<Evidence, 'at'> & { at: string };
 
 const LESSON_COLUMNS = `order_id, line_item_id, product_id, variant_id, event_id, occurred_at, counted, product_type_id, evidence,
-  shopper_digest, shopper_offset`;
+  shopper_digest, shopper_offset, source`;
 
 const READ = prepared<{
   order_id: string;
@@ -47,27 +67,57 @@ const READ = prepared<{
   evidence: StoredEvidence | null;
   shopper_digest: Buffer | null;
   shopper_offset: number | null;
+  source: LessonSource;
 }>(
   'line-lessons.read',
   `SELECT l.* FROM unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
      CROSS JOIN LATERAL (SELECT ${LESSON_COLUMNS} FROM line_lessons
-                          WHERE store_id = (SELECT $1::uuid) AND order_id = t.order_id AND line_item_id = t.line_item_id) AS l`,
+                          WHERE store_id = (SELECT $1::uuid) AND order_id = t.order_id AND line_item_id = t.line_item_id
+                            FOR UPDATE) AS l`,
 );
 
-const WRITE = prepared<never>(
+/**
+ * The lessons written: a line's row read (and locked) is updated, a new line's row inserted. A new line's row that
+ * another transaction inserted meanwhile is left as it is and not counted in `written` (see LessonWrittenMeanwhile).
+ */
+const WRITE = prepared<{ written: number }>(
   'line-lessons.write',
-  `INSERT INTO line_lessons AS l (merchant_id, store_id, ${LESSON_COLUMNS}, updated_at)
+  `WITH t AS (
+     SELECT * FROM unnest($4::text[], $5::text[], $6::uuid[], $7::uuid[], $8::uuid[], $9::timestamptz[], $10::boolean[],
+                          $11::uuid[], $12::jsonb[], $13::text[], $14::float8[], $15::text[], $16::boolean[])
+       AS t(order_id, line_item_id, product_id, variant_id, event_id, occurred_at, counted, product_type_id, evidence,
+            shopper_digest, shopper_offset, source, replaces)),
+   updated AS (
+     UPDATE line_lessons AS l SET
+       product_id = t.product_id, variant_id = t.variant_id, event_id = t.event_id, occurred_at = t.occurred_at,
+       counted = t.counted, product_type_id = t.product_type_id, evidence = t.evidence,
+       shopper_digest = decode(t.shopper_digest, 'hex'), shopper_offset = t.shopper_offset, source = t.source, updated_at = $3
+       FROM t
+      WHERE t.replaces AND l.store_id = (SELECT $2::uuid) AND l.order_id = t.order_id AND l.line_item_id = t.line_item_id
+     RETURNING 1),
+   inserted AS (
+     INSERT INTO line_lessons (merchant_id, store_id, ${LESSON_COLUMNS}, updated_at)
      SELECT $1, $2, t.order_id, t.line_item_id, t.product_id, t.variant_id, t.event_id, t.occurred_at, t.counted,
-            t.product_type_id, t.evidence, decode(t.shopper_digest, 'hex'), t.shopper_offset, $3
-       FROM unnest($4::text[], $5::text[], $6::uuid[], $7::uuid[], $8::uuid[], $9::timestamptz[], $10::boolean[],
-                   $11::uuid[], $12::jsonb[], $13::text[], $14::float8[])
-         AS t(order_id, line_item_id, product_id, variant_id, event_id, occurred_at, counted, product_type_id, evidence,
-              shopper_digest, shopper_offset)
-     ON CONFLICT (store_id, order_id, line_item_id) DO UPDATE SET
-       product_id = EXCLUDED.product_id, variant_id = EXCLUDED.variant_id, event_id = EXCLUDED.event_id,
-       occurred_at = EXCLUDED.occurred_at, counted = EXCLUDED.counted, product_type_id = EXCLUDED.product_type_id,
-       evidence = EXCLUDED.evidence, shopper_digest = EXCLUDED.shopper_digest, shopper_offset = EXCLUDED.shopper_offset,
-       updated_at = EXCLUDED.updated_at`,
+            t.product_type_id, t.evidence, decode(t.shopper_digest, 'hex'), t.shopper_offset, t.source, $3
+       FROM t WHERE NOT t.replaces
+     ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING
+     RETURNING 1)
+   SELECT (SELECT count(*) FROM updated)::int + (SELECT count(*) FROM inserted)::int AS written`,
+);
+
+/** How many of a product's lessons that taught something an import of past orders told. */
+const IMPORTED = prepared<{ imported: number }>(
+  'line-lessons.imported',
+  `SELECT count(*)::int AS imported FROM line_lessons
+    WHERE store_id = $1 AND product_id = $2 AND source = 'history' AND evidence IS NOT NULL`,
+);
+
+/** The same for every product of the store that has any (its ranking). */
+const STORE_IMPORTED = prepared<{ product_id: string; imported: number }>(
+  'line-lessons.store-imported',
+  `SELECT product_id, count(*)::int AS imported FROM line_lessons
+    WHERE store_id = $1 AND source = 'history' AND evidence IS NOT NULL
+    GROUP BY product_id`,
 );
 
 /**
@@ -107,13 +157,23 @@ const DECISIONS = prepared<{
 
 const toEvidence = (stored: StoredEvidence | null): Evidence | null => (stored === null ? null : { ...stored, at: new Date(stored.at) });
 
+/** Lines in the order their lessons are locked in, the same in every transaction. */
+const byLine = (a: { orderId: string; lineItemId: string }, b: { orderId: string; lineItemId: string }): number =>
+  a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : a.lineItemId < b.lineItemId ? -1 : a.lineItemId > b.lineItemId ? 1 : 0;
+
 /** `line_lessons`: per order line, what it teaches now and what that added to the sums (`LearningService`). */
 @Injectable()
 export class LineLessonsRepository {
-  /** The lessons of the lines, read in the transaction that holds the lines' rows (so no other changes them meanwhile). */
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * The lessons of the lines, locked until the caller's transaction ends (in the lines' order, so that two transactions
+   * never wait for each other's): events hold their lines' rows too, an import of past orders only these.
+   */
   async read(manager: EntityManager, storeId: string, lines: readonly { orderId: string; lineItemId: string }[]): Promise<LineLesson[]> {
     if (!lines.length) return [];
-    const rows = await run(manager, READ, [storeId, lines.map((l) => l.orderId), lines.map((l) => l.lineItemId)]);
+    const sorted = [...lines].sort(byLine);
+    const rows = await run(manager, READ, [storeId, sorted.map((l) => l.orderId), sorted.map((l) => l.lineItemId)]);
     return rows.map((row) => ({
       orderId: row.order_id,
       lineItemId: row.line_item_id,
@@ -126,14 +186,19 @@ export class LineLessonsRepository {
       evidence: toEvidence(row.evidence),
       shopperDigest: row.shopper_digest,
       shopperOffset: row.shopper_offset,
+      source: row.source,
     }));
   }
 
-  /** The lessons written, replacing what the lines taught before. */
-  async write(manager: EntityManager, store: Store, lessons: readonly LineLesson[], now: Date): Promise<void> {
-    if (!lessons.length) return;
+  /**
+   * The lessons written, replacing what the lines taught before (`replaces`: the line had a lesson, read and locked by
+   * this transaction). Throws a retryable error when another transaction wrote a line's first lesson meanwhile.
+   */
+  async write(manager: EntityManager, store: Store, writes: readonly LessonWrite[], now: Date): Promise<void> {
+    if (!writes.length) return;
+    const lessons = writes.map((w) => w.lesson);
     const column = <T>(pick: (lesson: LineLesson) => T) => lessons.map(pick);
-    await run(manager, WRITE, [
+    const [{ written }] = await run(manager, WRITE, [
       store.merchantId,
       store.id,
       now.toISOString(),
@@ -148,7 +213,21 @@ export class LineLessonsRepository {
       column((l) => (l.evidence === null ? null : JSON.stringify({ ...l.evidence, at: l.evidence.at.toISOString() }))),
       column((l) => l.shopperDigest?.toString('hex') ?? null),
       column((l) => l.shopperOffset),
+      column((l) => l.source),
+      writes.map((w) => w.replaces),
     ]);
+    if (written !== writes.length) throw new LessonWrittenMeanwhile('a lesson of a new line was written meanwhile');
+  }
+
+  /** How many of the product's lessons that taught something came from imports of past orders. */
+  async importedOutcomes(storeId: string, productId: string): Promise<number> {
+    const [row] = await run(this.dataSource, IMPORTED, [storeId, productId]);
+    return row.imported;
+  }
+
+  /** `importedOutcomes` of each product of the store that has any. */
+  async storeImportedOutcomes(storeId: string): Promise<Map<string, number>> {
+    return new Map((await run(this.dataSource, STORE_IMPORTED, [storeId])).map((row) => [row.product_id, row.imported]));
   }
 
   /** What the decisions of the sessions newly linked to lines teach (see DECISIONS). */

@@ -217,6 +217,25 @@ export function useFuzzWalk() {
           eventBody('purchase', s, { session_id: mine.sessionId, occurred_at: new Date().toISOString() }),
         ],
       }),
+      'POST /v1/stores/{store_id}/order-history': () => ({
+        lines: [
+          {
+            order_id: `fuzz-${Date.now()}-${++n}`,
+            line_item_id: '1',
+            product_id: s.productId,
+            variant_id: s.variants.M,
+            shopper_ref: 'cust-fuzzed',
+            purchased_at: '2019-05-02T10:00:00.000Z',
+            outcome: {
+              type: 'size_exchange',
+              reason: 'size',
+              fit_feedback: 'too_small',
+              new_variant_id: s.variants.L,
+              occurred_at: '2019-05-09T10:00:00.000Z',
+            },
+          },
+        ],
+      }),
     };
     return seeds[route];
   }

@@ -7,14 +7,23 @@ const BODY_LIMIT = '64kb';
 const BATCH_BODY_LIMIT = '1mb';
 /** Deeper than any request the API defines; deeper bodies would only exhaust the stack of later stages. */
 const MAX_BODY_DEPTH = 32;
-/** Twice the longest list the API takes (a batch of 500 events): longer lists are refused before anything reads them. */
+/**
+ * The longest list the API takes (an import of 1,000 past order lines; twice a batch of 500 events): longer lists are
+ * refused before anything reads them.
+ */
 export const MAX_ARRAY_ITEMS = 1_000;
-/** Values in one body, all levels together: a full batch holds under 10,000. Bounds the work any body can cause. */
+/**
+ * Values in one body, all levels together: a full batch of events holds under 10,000, a full import of past orders
+ * about 13,000. Bounds the work any body can cause.
+ */
 const MAX_BODY_VALUES = 20_000;
 
-/** Marks the one handler that takes a large body, a batch of events: every other route gets the small limit. */
+/**
+ * Marks the handlers that take a large body, a batch (of events, of past order lines: `items` names them in the 413
+ * that asks for smaller batches): every other route gets the small limit.
+ */
 export const LARGE_BODY = 'size-fit:large-body';
-export const LargeBody = () => SetMetadata(LARGE_BODY, true);
+export const LargeBody = (items: string) => SetMetadata(LARGE_BODY, items);
 
 /** body-parser's error `type` for a body whose bytes are not UTF-8 (answered by problem-details.filter.ts). */
 export const INVALID_UTF8 = 'entity.invalid.utf8';
@@ -40,7 +49,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * 400, and JSON the database or the validators cannot take (NUL characters, absurd nesting or length, prototype keys)
  * with 400 too.
  */
-export async function readJson(request: Request, response: Response, large: boolean): Promise<void> {
+export async function readJson(request: Request, response: Response, large: string | undefined): Promise<void> {
   if (!hasBody(request)) return;
   if (!request.is('application/json')) {
     throw new ProblemError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');
@@ -49,7 +58,7 @@ export async function readJson(request: Request, response: Response, large: bool
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
     throw new ProblemError('unsupported_media_type', 'The body must be UTF-8 JSON');
   }
-  const parse = large ? parseBatch : parseObject;
+  const parse = large === undefined ? parseObject : parseBatch;
   await new Promise<void>((resolve, reject) =>
     parse(request, response, (error?: unknown) => (error ? reject(tooLarge(error, large) ?? notAnObject(error) ?? error) : resolve())),
   );
@@ -57,13 +66,13 @@ export async function readJson(request: Request, response: Response, large: bool
 }
 
 /** An over-limit body's problem names the limit and the way under it, so the caller knows what to send instead. */
-function tooLarge(error: unknown, large: boolean): ProblemError | null {
+function tooLarge(error: unknown, large: string | undefined): ProblemError | null {
   if ((error as { type?: unknown } | null)?.type !== 'entity.too.large') return null;
   return new ProblemError(
     'payload_too_large',
-    large
-      ? 'The body is over 1 MiB, the limit of a batch: send its events in smaller batches'
-      : 'The body is over 64 KiB, the limit of one request: shorten its fields',
+    large === undefined
+      ? 'The body is over 64 KiB, the limit of one request: shorten its fields'
+      : `The body is over 1 MiB, the limit of a batch: send its ${large} in smaller batches`,
   );
 }
 

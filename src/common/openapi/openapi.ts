@@ -89,7 +89,9 @@ const TAGS: Record<string, string> = {
   'Console accounts': 'Who can sign in to the merchant’s seller console.',
   Stores: 'The merchant’s stores.',
   Catalog: 'A store’s product types, size charts, products and variants.',
-  Fit: 'Questionnaires and fit sessions: answers in, a recommended size with its confidence out, then the decision.',
+  Fit:
+    'Questionnaires and fit sessions: answers in, a recommended size with its confidence out, then the decision; how ' +
+    'products fit, as learned from outcomes, and past orders imported to learn from.',
   Events: 'Storefront and order events (purchases, returns, exchanges, kept items), deduplicated by source and external_id.',
   Metrics: 'Descriptive cohort metrics of a store’s fit sessions, in total and per UTC day.',
 };

@@ -40,6 +40,29 @@ function bodyClasses(app: INestApplication): Set<new () => object> {
 
 const isSchema = (schema: Schema | boolean | undefined): schema is SchemaObject => typeof schema === 'object' && !('$ref' in schema);
 
+/** Types a property names that are no model of a request (their schemas are written out, not referenced). */
+const PLAIN_TYPES = new Set<unknown>([String, Number, Boolean, Date, Object, Array]);
+
+/**
+ * The body classes and the models their properties name (`@ApiProperty({ type: Line })`, `type: [Line]`), at any depth:
+ * each is read by the same rules (a batch's items, validated one by one), so each schema states them.
+ */
+function withNestedModels(classes: Set<new () => object>): Set<new () => object> {
+  const pending = [...classes];
+  for (let type = pending.pop(); type !== undefined; type = pending.pop()) {
+    const names = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, type.prototype) ?? []) as string[];
+    for (const name of names) {
+      const property = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, type.prototype, name.replace(/^:/, '')) as
+        { type?: unknown } | undefined;
+      const nested = property?.type;
+      if (typeof nested !== 'function' || PLAIN_TYPES.has(nested) || classes.has(nested as new () => object)) continue;
+      classes.add(nested as new () => object);
+      pending.push(nested as new () => object);
+    }
+  }
+  return classes;
+}
+
 /** Every object schema written out in a request schema (a size, a range, a question) refuses what it does not list. */
 function closeNestedObjects(schema: Schema | boolean | undefined): void {
   if (!isSchema(schema)) return;
@@ -76,7 +99,7 @@ function stringRules(rules: readonly ValidationMetadata[]): Pick<SchemaObject, '
  */
 export function documentRequestRules(app: INestApplication, document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
-  for (const type of bodyClasses(app)) {
+  for (const type of withNestedModels(bodyClasses(app))) {
     const schema = schemas[type.name];
     if (!isSchema(schema)) throw new Error(`the request body ${type.name} has no schema in the document`);
     const rules = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);

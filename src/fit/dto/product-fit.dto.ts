@@ -31,6 +31,15 @@ export class LearnedFitResponse {
   outcomes: number;
 
   @ApiProperty({
+    type: 'integer',
+    description:
+      'Of `outcomes`, those an import of past orders taught (`POST …/order-history`); the per-size table counts only the ' +
+      'lines reported as events.',
+    example: 12,
+  })
+  imported_outcomes: number;
+
+  @ApiProperty({
     description: 'Their weight once aged: recent outcomes weigh more, a choice of another size than the chart’s a quarter.',
     example: 41.5,
   })

@@ -87,6 +87,16 @@ export const purchase = (w: World, n: string) => ({
   occurred_at: new Date().toISOString(),
 });
 
+/** A line of the world's M variant bought a year ago and returned as too small, in a fresh order. */
+const pastLine = (w: World, n: string) => ({
+  order_id: `history-${n}`,
+  line_item_id: '1',
+  product_id: w.productId,
+  variant_id: w.variantId,
+  purchased_at: new Date(Date.now() - 365 * 86_400_000).toISOString(),
+  outcome: { type: 'return_requested', reason: 'size', fit_feedback: 'too_small', occurred_at: new Date().toISOString() },
+});
+
 /** Every /v1 route must have one: a new route without a recipe fails the suite until it is added here. */
 export const RECIPES: Record<string, Recipe> = {
   'POST /v1/merchants': { body: (_, n) => ({ name: `merchant-${n}` }) },
@@ -148,6 +158,7 @@ export const RECIPES: Record<string, Recipe> = {
   'GET /v1/stores/{store_id}/events': { query: (w) => `session_id=${w.sessionId}`, refs: true },
   'POST /v1/stores/{store_id}/events': { body: purchase, refs: true },
   'POST /v1/stores/{store_id}/events/batch': { body: (w, n) => ({ events: [purchase(w, n)] }), refs: true },
+  'POST /v1/stores/{store_id}/order-history': { body: (w, n) => ({ lines: [pastLine(w, n)] }), refs: true },
 
   'GET /v1/stores/{store_id}/metrics': {},
   'GET /v1/stores/{store_id}/metrics/daily': {},

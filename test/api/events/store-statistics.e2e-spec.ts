@@ -62,6 +62,9 @@ const STATEMENTS: Record<string, Call> = {
   'evidence.size-outcomes': (i) => [`'${i.store}'`, `'${i.product}'`],
   'line-lessons.read': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`],
   'line-lessons.decisions': (i) => [`'${i.store}'`, uuids(i.session), `'{order-1}'`, `'{line-1}'`],
+  'line-lessons.imported': (i) => [`'${i.store}'`, `'${i.product}'`],
+  'order-history.catalog': (i) => [`'${i.store}'`, uuids(i.product), uuids()],
+  'order-history.purchases': (i) => [`'${i.store}'`, `'{order-1}'`, `'{line-1}'`],
   'catalog.lock-product': (i) => [`'${i.product}'`, `'${i.store}'`],
   'shoppers.unlink': (i) => [`'${i.store}'`, `'\\x00'`],
 };
