@@ -17,6 +17,7 @@ import { LineLessons1764800000000 } from './src/database/migrations/176480000000
 import { EventTypes1764900000000 } from './src/database/migrations/1764900000000-event-types.js';
 import { ReadModels1765000000000 } from './src/database/migrations/1765000000000-read-models.js';
 import { OrderHistory1765100000000 } from './src/database/migrations/1765100000000-order-history.js';
+import { AnswerLinks1765200000000 } from './src/database/migrations/1765200000000-answer-links.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -37,6 +38,7 @@ export const migrations = [
   EventTypes1764900000000,
   ReadModels1765000000000,
   OrderHistory1765100000000,
+  AnswerLinks1765200000000,
 ];
 
 /**

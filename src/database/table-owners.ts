@@ -28,6 +28,7 @@ export const TABLE_OWNERS = {
   fit_evidence_types: 'learning',
   shopper_evidence: 'learning',
   line_lessons: 'learning',
+  fit_answer_links: 'learning',
   platform_connections: 'console',
   platform_oauth_states: 'console',
   schema_migrations: 'database',

@@ -61,6 +61,11 @@ export interface StoredRecommendation {
   model_version: string;
   /** What moved the stated chart's answer; absent on recommendations made before it was recorded. */
   adjustment?: StoredAdjustment;
+  /**
+   * What the answer read of her, in chart positions (sizing/answer-link.ts): kept so that her outcome can teach the
+   * store's link; never part of a response. Absent on recommendations made before it was recorded.
+   */
+  features?: { chart: number | null; usual: number | null; offset: number };
   created_at: string;
 }
 

@@ -13,6 +13,7 @@ import { readAnswers, toCentimetres } from './answers.js';
 import type { AnswersRequest, CreateSessionRequest, DecisionRequest, SessionListQuery } from './dto/session.dto.js';
 import { SessionResponse } from './dto/session.dto.js';
 import { recommend } from '../sizing/recommend.js';
+import type { AnswerLink, LinkKind } from '../sizing/answer-link.js';
 import { learnedOffset, NO_EVIDENCE } from '../sizing/learning.js';
 import {
   type Chart,
@@ -115,13 +116,14 @@ export class SessionsService {
       if (!read.ok) throw ProblemError.validation(read.errors);
 
       const now = new Date();
-      const learned = await this.learnedShift(manager, session, context.productTypeId, context.shopperDigest, now);
+      const { shift: learned, links } = await this.learnedState(manager, session, context.productTypeId, context.shopperDigest, now);
       const result = recommendOrRefuse({
         shopper: read.shopper,
         chart: chartInCentimetres(context.chart),
         zoneWeights: context.zoneWeights,
         fitAdjustment: context.fitAdjustment,
         learned: learned ?? undefined,
+        links,
       });
       const variants = await this.catalog.variantsBySize(manager, session.productId);
       const recommendation = storedRecommendation(result, variants, { learned, fitAdjustment: context.fitAdjustment }, now);
@@ -206,18 +208,20 @@ export class SessionsService {
   }
 
   /**
-   * What the store's outcomes taught about the session's product (learning.ts), as the engine uses it: null while the
-   * store has no outcome that teaches anything, so a store without outcomes gets the stated chart's answers unchanged.
+   * What the store's outcomes taught about the session's product (learning.ts), as the engine uses it, and how its
+   * answers should read shoppers (answer-link.ts): neither while the store has no outcome that teaches anything, so a
+   * store without outcomes gets the stated chart's answers unchanged.
    */
-  private async learnedShift(
+  private async learnedState(
     manager: EntityManager,
     session: FitSession,
     productTypeId: string,
     shopperDigest: Buffer | null,
     now: Date,
-  ): Promise<(LearnedShift & { count: number; shopperSteps: number | null }) | null> {
+  ): Promise<{ shift: LearnedState | null; links: Partial<Record<LinkKind, AnswerLink>> }> {
     const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
-    if (levels.store.count === 0) return null;
+    if (levels.store.count === 0) return { shift: null, links: {} };
+    const links = await this.evidence.links(manager, session.storeId, now, levels.store.count);
     const product = learnedOffset(levels, now);
     // a returning shopper's own offset, beyond her products', shrunk towards none like a product's towards its type
     const history = shopperDigest && (await this.evidence.shopper(manager, session.storeId, shopperDigest));
@@ -225,7 +229,8 @@ export class SessionsService {
       history && history.count > 0 ? learnedOffset({ product: history, productType: NO_EVIDENCE, store: NO_EVIDENCE }, now) : null;
     const steps = product.steps + (shopper?.steps ?? 0);
     const sd = Math.sqrt(product.sd ** 2 + (shopper ? shopper.sd ** 2 : 0));
-    return { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
+    const shift = { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
+    return { shift, links };
   }
 
   /**
@@ -259,6 +264,9 @@ export class SessionsService {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A learned offset as a recommendation uses and records it. */
+type LearnedState = LearnedShift & { count: number; shopperSteps: number | null };
 
 /** The answers a size can be told from: any part of the body, or a size she usually wears. */
 const SIZE_KEYS: ReadonlySet<string> = new Set(['height', 'weight', 'usual_size', ...ZONES]);
@@ -300,6 +308,7 @@ function storedRecommendation(
       Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
     ),
     model_version: result.modelVersion,
+    features: result.features,
     adjustment: {
       source: learned ? 'learned' : fitAdjustment === 'true_to_size' ? 'none' : 'merchant',
       size_steps: learned ? learned.steps : round2(ADJUSTMENT_STEPS[fitAdjustment]),

@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import { BUYING_TYPES, ORDER_OUTCOME_TYPES, sqlOutcome, sqlTypes } from '../events/event-types.js';
 import { addSums, BOUND_STEPS, type EvidenceSums, learnedOffsets, NO_EVIDENCE } from '../sizing/learning.js';
+import type { AnswerFeatures } from '../sizing/answer-link.js';
 import type { Store } from '../stores/store.entity.js';
 import { CHART_LABELS_OF_P, type SizeOutcomes } from './order-lines.js';
 
@@ -147,6 +148,8 @@ export interface OutcomeSizesRow {
   readonly recommended: number | null;
   readonly sizes: number;
   readonly shopper_digest: Buffer | null;
+  /** What that session's answer read of her (sizing/answer-link.ts), when it recorded it. */
+  readonly features: AnswerFeatures | null;
 }
 
 /**
@@ -161,7 +164,7 @@ const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
           array_position(c.labels, b.size_label) AS bought,
           array_position(c.labels, x.size_label) AS exchanged_to,
           array_position(c.labels, r.label) AS recommended, coalesce(array_length(c.labels, 1), 0) AS sizes,
-          r.shopper_digest
+          r.shopper_digest, r.features
      FROM events_order_events e
      JOIN catalog_products p ON p.store_id = e.store_id AND p.id = e.product_id
      ${CHART_LABELS_OF_P}
@@ -169,7 +172,7 @@ const OUTCOME_SIZES = prepared<OutcomeSizesRow>(
      LEFT JOIN catalog_variants x ON x.store_id = e.store_id AND x.id = e.new_variant_id
      LEFT JOIN LATERAL (
        SELECT coalesce(s.recommendation->'adjustment'->>'chart_size_label', s.recommendation->>'size_label') AS label,
-              s.shopper_digest
+              s.shopper_digest, s.recommendation->'features' AS features
          FROM events_session_lines l
          JOIN fit_sessions s ON s.store_id = l.store_id AND s.id = l.session_id
         WHERE l.store_id = e.store_id AND l.order_id = e.order_id AND l.line_item_id = e.line_item_id AND NOT l.shared

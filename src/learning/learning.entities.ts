@@ -132,9 +132,46 @@ class LineLessonRecord {
   @Column({ type: 'text' })
   source: LessonSource;
 
+  /** What it added to its store's answer link (`{kind, sums}`), null when nothing. */
+  @Column({ type: 'jsonb', name: 'answer_link', nullable: true })
+  answerLink: object | null;
+
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}
+
+/** `fit_answer_links`: per store and kind of answer, the decaying sums of its answer link (sizing/answer-link.ts). */
+@Entity({ name: 'fit_answer_links' })
+class AnswerLinkRecord {
+  @Column({ type: 'uuid', name: 'merchant_id' })
+  merchantId: string;
+
+  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @PrimaryColumn({ type: 'text' })
+  kind: string;
+
+  /** The regressors' products, k×k row-major. */
+  @Column({ type: 'double precision', array: true })
+  xx: number[];
+
+  /** The regressors' products with where her size lay. */
+  @Column({ type: 'double precision', array: true })
+  xy: number[];
+
+  @Column({ type: 'double precision' })
+  yy: number;
+
+  @Column({ type: 'double precision' })
+  weight: number;
+
+  @Column({ type: 'integer' })
+  outcomes: number;
+
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 }
 
 /** The entities of learning, registered by its module. */
-export const LEARNING_ENTITIES = [ProductEvidence, ProductTypeEvidence, ShopperEvidence, LineLessonRecord];
+export const LEARNING_ENTITIES = [ProductEvidence, ProductTypeEvidence, ShopperEvidence, LineLessonRecord, AnswerLinkRecord];

@@ -4,6 +4,7 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { EvidenceReferences } from './evidence-references.js';
 import { EvidenceRepository } from './evidence.repository.js';
 import { LEARNING_ENTITIES } from './learning.entities.js';
+import { AnswerLinksRepository } from './answer-links.repository.js';
 import { LearningService } from './learning.service.js';
 import { LineLessonsRepository } from './line-lessons.repository.js';
 import { OrderHistoryController } from './order-history.controller.js';
@@ -25,6 +26,7 @@ import { ShopperDigests } from './shopper-digests.js';
     LearningService,
     EvidenceRepository,
     LineLessonsRepository,
+    AnswerLinksRepository,
     OrderHistoryService,
     OrderHistoryRepository,
     ShopperDigests,

@@ -1,10 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import {
+  addLinkSums,
+  type AnswerLink,
+  fitLink,
+  LINK,
+  LINK_KINDS,
+  type LinkKind,
+  type LinkSums,
+  linkSumsOf,
+} from '../sizing/answer-link.js';
 import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
 import { evidenceOf, overrideEvidence, teachesFit } from './evidence-rules.js';
 import { EvidenceRepository, type OutcomeSizesRow } from './evidence.repository.js';
-import { type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
+import { AnswerLinksRepository } from './answer-links.repository.js';
+import { type LessonLink, type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
 import { type LinkedLine, lineKey, type OrderLineState, type OutcomeEvent, type WaitingChange } from './order-lines.js';
 
 /** An outcome as lessons compare them: the latest of a line, by when it happened, then by id (UUIDv7: by arrival). */
@@ -81,6 +92,8 @@ class SumsDelta {
   readonly products = new Map<string, { productTypeId: string; sums: EvidenceSums }>();
   readonly types = new Map<string, EvidenceSums>();
   readonly shoppers = new Map<string, EvidenceSums>();
+  /** Per kind of answer, the sums to add to the store's answer link. */
+  readonly links = new Map<LinkKind, LinkSums>();
 
   add(product: { id: string; typeNow: string; countedType: string }, sums: EvidenceSums): void {
     const known = this.products.get(product.id);
@@ -93,8 +106,14 @@ class SumsDelta {
     this.shoppers.set(key, addSums(this.shoppers.get(key) ?? NO_EVIDENCE, sums));
   }
 
+  addLink({ kind, sums }: LessonLink, sign: 1 | -1): void {
+    this.links.set(kind, addLinkSums(this.links.get(kind) ?? zeroLike(sums), sums, sign));
+  }
+
   /** What a line taught before (`before`, if counted) taken back, and what it teaches now (`lesson`) added. */
   replace(before: LineLesson | undefined, lesson: LineLesson): void {
+    if (before?.counted && before.answerLink) this.addLink(before.answerLink, -1);
+    if (lesson.answerLink) this.addLink(lesson.answerLink, 1);
     const typeNow = lesson.productTypeId as string;
     if (before?.counted && before.evidence) {
       this.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, negatedSums(sumsOf(before.evidence)));
@@ -150,7 +169,24 @@ export class LearningService {
   constructor(
     private readonly evidence: EvidenceRepository,
     private readonly lessons: LineLessonsRepository,
+    private readonly answerLinks: AnswerLinksRepository,
   ) {}
+
+  /**
+   * How the store's answers should read its shoppers, per kind of answer, as its outcomes have taught it at `now`
+   * (sizing/answer-link.ts): only the kinds that rest on enough outcomes. `outcomes`: the store's outcomes counted
+   * anywhere, when the caller knows them: fewer than any link needs, and nothing is read.
+   */
+  async links(manager: EntityManager, storeId: string, now: Date, outcomes = Infinity): Promise<Partial<Record<LinkKind, AnswerLink>>> {
+    if (outcomes < LINK.minimum) return {};
+    const sums = await this.answerLinks.read(manager, storeId);
+    const links: Partial<Record<LinkKind, AnswerLink>> = {};
+    for (const kind of LINK_KINDS) {
+      const fitted = sums.has(kind) ? fitLink(kind, sums.get(kind) as LinkSums, now) : null;
+      if (fitted) links[kind] = fitted;
+    }
+    return links;
+  }
 
   /**
    * What newly stored events change in their lines' lessons, in the transaction that stored them and summed them up
@@ -281,6 +317,7 @@ export class LearningService {
       if ((plan.kind === 'wait') !== plan.line.lessonWaiting) waiting.push({ ...plan.line, waiting: plan.kind === 'wait' });
     }
     await this.evidence.add(manager, store, delta, now);
+    await this.answerLinks.add(manager, store, delta.links, now);
     await this.lessons.write(manager, store, writes, now);
     return { waiting, before: taught.previous, taught: new Map(writes.map(({ lesson }) => [keyOf(lesson), lesson])) };
   }
@@ -362,6 +399,7 @@ function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): L
         shopperDigest: null,
         shopperOffset: null,
         source: 'event',
+        answerLink: null,
       };
     }
     case 'nothing':
@@ -388,6 +426,7 @@ function importedLesson(plan: Plan & { kind: 'history' }, offsets: ReadonlyMap<s
     shopperDigest: offset === null ? null : outcome.shopperDigest,
     shopperOffset: offset,
     source: 'history',
+    answerLink: null,
   };
 }
 
@@ -411,10 +450,30 @@ function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, off
     shopperDigest: offset === null ? null : row.shopper_digest,
     shopperOffset: offset,
     source: 'event',
+    answerLink: evidence === null ? null : answerLinkOf(row, evidence),
   };
 }
 
-const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null } as const;
+/**
+ * What an outcome teaches the store's answer link: where her size lay (the chart position of the reference plus the
+ * evidence's steps) against what the answer of the session her line was bought after read of her. Only an outcome
+ * that says where her size lay: a bound (the largest size kept) or a problem with no direction says nothing exact.
+ */
+function answerLinkOf(row: OutcomeSizesRow, evidence: Evidence): LessonLink | null {
+  if (row.recommended === null || row.features === null || evidence.steps === null || evidence.bound !== undefined) return null;
+  return linkSumsOf(row.features, row.recommended - 1 + evidence.steps, evidence.at);
+}
+
+/** Sums of the same kind's shape, all zero. */
+const zeroLike = (sums: LinkSums): LinkSums => ({
+  xx: sums.xx.map(() => 0),
+  xy: sums.xy.map(() => 0),
+  yy: 0,
+  weight: 0,
+  count: 0,
+});
+
+const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null, answerLink: null } as const;
 
 const NO_CHANGES: Changes = { latest: new Map(), decisions: new Map(), imported: new Map() };
 

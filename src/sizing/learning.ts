@@ -180,7 +180,7 @@ export function evidenceWeight(e: Evidence): number {
 }
 
 /** exp((t − EPOCH) / τ), its exponent clamped (see EPOCH). Throws on an invalid date, which is a caller's bug. */
-function growth(t: Date, tauDays: number): number {
+export function growth(t: Date, tauDays: number): number {
   const exponent = (t.getTime() - EPOCH.getTime()) / (tauDays * DAY_MS);
   if (Number.isNaN(exponent)) throw new RangeError('evidence needs a valid date');
   return Math.exp(Math.min(Math.max(exponent, -MAX_EXPONENT), MAX_EXPONENT));

@@ -18,6 +18,7 @@ import {
   type ZonePrediction,
 } from './body-model.js';
 import { DRAW_COUNT, DRAW_DIMENSIONS, STANDARD_NORMAL_DRAWS } from './draws.js';
+import { type AnswerFeatures, type AnswerLink, linkKind, linkProbabilities } from './answer-link.js';
 import { offsetNodes, shiftedChart } from './learned-shift.js';
 import { ADJUSTMENT_STEPS, usualSizeIndex, withUsualSize } from './usual-size.js';
 import { ANSWER_SD_CM } from './limits.js';
@@ -204,6 +205,8 @@ interface Analysis {
   readonly prepared: PreparedChart;
   /** P(best size = s), chart order, unrounded. */
   readonly probability: readonly number[];
+  /** The probabilities read her body (not only a size she usually wears, which leaves them alike). */
+  readonly fromBody: boolean;
   /** Every used zone is answered with a tape: the chart's own answer on them is the recommendation. */
   readonly exact: boolean;
   readonly answer: Float64Array;
@@ -289,6 +292,7 @@ function analyse(input: RecommendInput, bodyModel: BodyModel): Analysis {
   return {
     prepared,
     probability,
+    fromBody: !usualOnly,
     exact: estimatedUsed.length === 0 && prepared.zoneIndex.every((z) => !(measuredOtherwise & (1 << z))),
     answer,
     answeredMask,
@@ -347,14 +351,30 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   const learned = learnedShiftOf(input);
   const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
   const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
-  let probability = learned && learned.sd > 0 ? overOffset(input, analysis, learned, bodyModel) : analysis.probability;
-  // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
-  if (usual >= 0) {
-    const steps = learned ? round(learned.steps - learned.shopperSteps, 2) : 0;
-    probability = withUsualSize(probability, usual + ADJUSTMENT_STEPS[input.fitAdjustment] + steps);
+  const features: AnswerFeatures = {
+    chart: stated.fromBody ? meanPosition(stated.probability) : null,
+    usual: usual >= 0 ? usual : null,
+    offset: learned?.steps ?? 0,
+  };
+  // where the store's outcomes have taught how its answers should read her (answer-link.ts), that reading
+  const kind = linkKind(features);
+  const link = kind === null ? undefined : input.links?.[kind];
+  let probability: readonly number[];
+  let chosen: number;
+  if (link) {
+    probability = linkProbabilities(link, features, stated.prepared.labels.length);
+    chosen = likeliest(probability);
+  } else {
+    probability = learned && learned.sd > 0 ? overOffset(input, analysis, learned, bodyModel) : analysis.probability;
+    // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
+    if (usual >= 0) {
+      const steps = learned ? round(learned.steps - learned.shopperSteps, 2) : 0;
+      probability = withUsualSize(probability, usual + ADJUSTMENT_STEPS[input.fitAdjustment] + steps);
+    }
+    chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
   }
-  const chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
   const { labels } = analysis.prepared;
+  const version = [bodyModel.version, ...(learned ? [learnedVersion(learned)] : []), ...(link ? [linkVersion(link)] : [])];
   return {
     sizeLabel: labels[chosen],
     confidence: round(probability[chosen], 3),
@@ -362,9 +382,20 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
     fit: zoneFit(input, chart, chart.sizes[chosen], analysis),
     measurements: measurementsOf(analysis),
     chartSizeLabel: stated.prepared.labels[chartChoice],
-    modelVersion: learned ? `${bodyModel.version}+${learnedVersion(learned)}` : bodyModel.version,
+    features,
+    modelVersion: version.join('+'),
   };
 }
+
+/** The mean chart position (0 = the first size) of a distribution over sizes. */
+const meanPosition = (probability: readonly number[]) =>
+  round(
+    probability.reduce((sum, p, s) => sum + p * s, 0),
+    4,
+  );
+
+/** The link used, as `model_version` names it: its kind and the outcomes it rests on. */
+const linkVersion = (link: AnswerLink) => `link.${link.kind}.${Math.round(link.evidence)}`;
 
 /** The learned shift as the engine uses it (rounded to hundredths, as `model_version` names it), if any. */
 function learnedShiftOf(input: RecommendInput): (LearnedShift & { shopperSteps: number }) | undefined {

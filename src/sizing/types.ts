@@ -2,6 +2,7 @@
  * The recommendation engine's vocabulary. The engine is pure: no Nest, no database, no I/O. Every length it sees is in
  * centimetres and every weight in kilograms; the service converts units once, at the edge, before calling it.
  */
+import type { AnswerFeatures, AnswerLink, LinkKind } from './answer-link.js';
 
 export const ZONES = ['chest', 'waist', 'hip', 'inseam', 'neck', 'sleeve', 'foot_length', 'head', 'thigh'] as const;
 export type Zone = (typeof ZONES)[number];
@@ -66,6 +67,11 @@ export interface RecommendInput {
    * within `sd` steps (sizing/learning.ts). Absent: the stated chart alone.
    */
   readonly learned?: LearnedShift;
+  /**
+   * What the store's outcomes taught about how its answers should read a shopper, per kind of answer (answer-link.ts):
+   * where one is given for the kind of this shopper's answers, the answer is its distribution. Absent: the engine's own.
+   */
+  readonly links?: Partial<Record<LinkKind, AnswerLink>>;
 }
 
 /** A learned offset as the engine uses it, in size steps; both are rounded to hundredths, as `modelVersion` names them. */
@@ -106,6 +112,8 @@ export interface Recommendation {
    * wears (the same as `sizeLabel` without either): the reference outcomes are measured from.
    */
   readonly chartSizeLabel: string;
+  /** What the answer read of her, kept with the session: the store's link learns from it once her outcome is known. */
+  readonly features: AnswerFeatures;
   /** The body model's version, with the learned offset used when there is one (`…+learned.0.42.0.18`). */
   readonly modelVersion: string;
 }

@@ -339,7 +339,7 @@ export class SessionResponse {
 }
 
 /** A recommendation as answered: its adjustment always present, null when it was made before they were recorded. */
-type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment'> & { adjustment: StoredAdjustment | null };
+type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment' | 'features'> & { adjustment: StoredAdjustment | null };
 
 /** The stored JSON in the documented field order (jsonb keeps its own key order). */
 function presentRecommendation(r: StoredRecommendation): PresentedRecommendation {
