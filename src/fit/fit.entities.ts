@@ -65,7 +65,7 @@ export interface StoredRecommendation {
    * What the answer read of her, in chart positions (sizing/answer-link.ts): kept so that her outcome can teach the
    * store's link; never part of a response. Absent on recommendations made before it was recorded.
    */
-  features?: { chart: number | null; usual: number | null; offset: number };
+  features?: { mean: number; variance: number; body: boolean; usual: number | null; offset: number };
   created_at: string;
 }
 

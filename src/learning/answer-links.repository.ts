@@ -9,13 +9,14 @@ interface LinkRow {
   readonly xx: number[];
   readonly xy: number[];
   readonly yy: number;
+  readonly vv: number;
   readonly weight: number;
   readonly outcomes: number;
 }
 
 const READ = prepared<LinkRow>(
   'answer_links_read',
-  `SELECT kind, xx, xy, yy, weight, outcomes FROM fit_answer_links WHERE store_id = $1 ORDER BY kind`,
+  `SELECT kind, xx, xy, yy, vv, weight, outcomes FROM fit_answer_links WHERE store_id = $1 ORDER BY kind`,
 );
 
 /** Element by element, a row's array plus the new one's (the same length: one kind's regressors). */
@@ -27,13 +28,15 @@ const REMAINS = 'l.outcomes + EXCLUDED.outcomes <> 0';
 
 const ADD = prepared(
   'answer_links_add',
-  `INSERT INTO fit_answer_links AS l (merchant_id, store_id, kind, xx, xy, yy, weight, outcomes, updated_at)
-   SELECT $1, $2, t.kind, t.xx::float8[], t.xy::float8[], t.yy, t.weight, t.outcomes, $3
-     FROM unnest($4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[], $9::int[]) AS t(kind, xx, xy, yy, weight, outcomes)
+  `INSERT INTO fit_answer_links AS l (merchant_id, store_id, kind, xx, xy, yy, vv, weight, outcomes, updated_at)
+   SELECT $1, $2, t.kind, t.xx::float8[], t.xy::float8[], t.yy, t.vv, t.weight, t.outcomes, $3
+     FROM unnest($4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[], $9::float8[], $10::int[])
+       AS t(kind, xx, xy, yy, vv, weight, outcomes)
    ON CONFLICT (store_id, kind) DO UPDATE SET
      xx = CASE WHEN ${REMAINS} THEN ${plus('xx')} ELSE ${zeros('xx')} END,
      xy = CASE WHEN ${REMAINS} THEN ${plus('xy')} ELSE ${zeros('xy')} END,
      yy = CASE WHEN ${REMAINS} THEN l.yy + EXCLUDED.yy ELSE 0 END,
+     vv = CASE WHEN ${REMAINS} THEN l.vv + EXCLUDED.vv ELSE 0 END,
      weight = CASE WHEN ${REMAINS} THEN l.weight + EXCLUDED.weight ELSE 0 END,
      outcomes = l.outcomes + EXCLUDED.outcomes,
      updated_at = EXCLUDED.updated_at`,
@@ -53,7 +56,14 @@ export class AnswerLinksRepository {
     return new Map(
       rows.map((row) => [
         row.kind,
-        { xx: row.xx.map(Number), xy: row.xy.map(Number), yy: Number(row.yy), weight: Number(row.weight), count: row.outcomes },
+        {
+          xx: row.xx.map(Number),
+          xy: row.xy.map(Number),
+          yy: Number(row.yy),
+          vv: Number(row.vv),
+          weight: Number(row.weight),
+          count: row.outcomes,
+        },
       ]),
     );
   }
@@ -70,6 +80,7 @@ export class AnswerLinksRepository {
       each.map((s) => arrayText(s.xx)),
       each.map((s) => arrayText(s.xy)),
       each.map((s) => s.yy),
+      each.map((s) => s.vv),
       each.map((s) => s.weight),
       each.map((s) => s.count),
     ]);

@@ -163,6 +163,10 @@ class AnswerLinkRecord {
   @Column({ type: 'double precision' })
   yy: number;
 
+  /** The answers' own variances. */
+  @Column({ type: 'double precision' })
+  vv: number;
+
   @Column({ type: 'double precision' })
   weight: number;
 

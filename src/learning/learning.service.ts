@@ -469,6 +469,7 @@ const zeroLike = (sums: LinkSums): LinkSums => ({
   xx: sums.xx.map(() => 0),
   xy: sums.xy.map(() => 0),
   yy: 0,
+  vv: 0,
   weight: 0,
   count: 0,
 });

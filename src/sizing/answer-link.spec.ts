@@ -19,23 +19,34 @@ function storeOf(n: number, truth: (x: AnswerFeatures) => number, sd: number, wi
   const z = normals(7);
   let sums = noLinkSums(withUsual ? 'both' : 'chart');
   for (let i = 0; i < n; i++) {
-    const x: AnswerFeatures = { chart: 3 + 1.5 * z(), usual: withUsual ? 3 + 1.5 * z() : null, offset: 0.4 * z() };
-    const added = linkSumsOf(x, truth(x) + sd * z(), NOW);
-    sums = addLinkSums(sums, added!.sums);
+    const x: AnswerFeatures = {
+      mean: 3 + 1.5 * z(),
+      variance: 0.2,
+      body: true,
+      usual: withUsual ? 3 + 1.5 * z() : null,
+      offset: 0.4 * z(),
+    };
+    sums = addLinkSums(sums, linkSumsOf(x, truth(x) + sd * z(), NOW)!.sums);
   }
   return sums;
 }
 
+const moments = (p: readonly number[]) => {
+  const mean = p.reduce((a, q, s) => a + q * s, 0);
+  return { mean, variance: p.reduce((a, q, s) => a + q * (s - mean) ** 2, 0) };
+};
+
 describe('the answer link', () => {
-  it('learns the weights and the scatter of a store whose shoppers know their size better than their bodies say', () => {
-    const truth = (x: AnswerFeatures) => 0.3 + 0.2 * (x.chart as number) + 0.8 * (x.usual as number) + 1.5 * x.offset;
+  it('learns the weights and the scatter of a store whose shoppers know their size better than their answers say', () => {
+    const truth = (x: AnswerFeatures) => 0.3 + 0.2 * x.mean + 0.8 * (x.usual as number) + 1.5 * x.offset;
     const link = fitLink('both', storeOf(20_000, truth, 0.6, true), NOW)!;
     expect(link.beta.map((b) => Math.round(b * 10) / 10)).toEqual([0.3, 0.2, 0.8, 1.5]);
-    expect(link.sd).toBeCloseTo(0.6, 1);
+    // 0.36 of scatter where the answers claimed 0.2
+    expect(link.extraVariance).toBeCloseTo(0.16, 1);
   });
 
-  it('stays near what the engine assumes on a few outcomes, and answers nothing below the minimum', () => {
-    const truth = (x: AnswerFeatures) => 2 + (x.chart as number);
+  it('starts at the answer itself: stays near it on a few outcomes, and answers nothing below the minimum', () => {
+    const truth = (x: AnswerFeatures) => 2 + x.mean;
     expect(fitLink('chart', storeOf(LINK.minimum - 1, truth, 0.3, false), NOW)).toBeNull();
     const few = fitLink('chart', storeOf(25, truth, 0.3, false), NOW)!;
     const many = fitLink('chart', storeOf(5_000, truth, 0.3, false), NOW)!;
@@ -43,33 +54,52 @@ describe('the answer link', () => {
     expect(few.beta[0]).toBeGreaterThan(0.3);
     expect(few.beta[0]).toBeLessThan(1);
     expect(many.beta[0]).toBeCloseTo(2, 1);
-    expect(few.sd).toBeGreaterThan(many.sd);
+    expect(many.beta[1]).toBeCloseTo(1, 1);
+    // answers claimed 0.2 and scattered 0.09: narrower
+    expect(many.extraVariance).toBeCloseTo(-0.11, 2);
   });
 
   it('takes an outcome back exactly as it was added, in any order', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ chart: fc.double({ min: -2, max: 12, noNaN: true }), y: fc.integer({ min: 0, max: 10 }) }), {
+        fc.array(fc.record({ mean: fc.double({ min: -2, max: 12, noNaN: true }), y: fc.integer({ min: 0, max: 10 }) }), {
           minLength: 1,
           maxLength: 30,
         }),
         (outcomes) => {
-          const each = outcomes.map((o) => linkSumsOf({ chart: o.chart, usual: null, offset: 0.1 }, o.y, NOW)!.sums);
+          const each = outcomes.map(
+            (o) => linkSumsOf({ mean: o.mean, variance: 0.5, body: true, usual: null, offset: 0.1 }, o.y, NOW)!.sums,
+          );
           const all = each.reduce((a, b) => addLinkSums(a, b), noLinkSums('chart'));
           const back = each.reduceRight((a, b) => addLinkSums(a, b, -1), all);
-          for (const v of [...back.xx, ...back.xy, back.yy, back.weight, back.count]) expect(Math.abs(v)).toBeLessThan(1e-6);
+          for (const v of [...back.xx, ...back.xy, back.yy, back.vv, back.weight, back.count]) expect(Math.abs(v)).toBeLessThan(1e-6);
         },
       ),
     );
   });
 
-  it('answers a distribution over the sizes, around where the link puts her', () => {
-    const link = { kind: 'usual' as const, beta: [0.5, 1, 1], sd: 0.5, evidence: 100 };
-    const p = linkProbabilities(link, { chart: null, usual: 2, offset: 0 }, 6);
-    expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
-    // 2.5: halfway between the third and fourth sizes
-    expect(p[2]).toBeCloseTo(p[3], 6);
-    expect(p[2]).toBeGreaterThan(p[1]);
-    expect(linkKind({ chart: null, usual: null, offset: 1 })).toBeNull();
+  it("moves the engine's answer to the link's mean and brings it to the link's variance, its shape kept", () => {
+    const answer = [0.05, 0.15, 0.6, 0.15, 0.05, 0];
+    const x = { ...moments(answer), body: true, usual: null, offset: 0 };
+    const same = linkProbabilities({ kind: 'chart', beta: [0, 1, 0], extraVariance: 0, evidence: 100 }, x, answer);
+    same.forEach((p, s) => expect(p).toBeCloseTo(answer[s], 12));
+
+    const wider = linkProbabilities({ kind: 'chart', beta: [0.5, 1, 0], extraVariance: 0.5, evidence: 100 }, x, answer);
+    expect(wider.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(moments(wider).mean).toBeCloseTo(x.mean + 0.5, 1);
+    expect(moments(wider).variance).toBeGreaterThan(x.variance + 0.3);
+
+    const narrower = linkProbabilities({ kind: 'chart', beta: [0, 1, 0], extraVariance: -0.3, evidence: 100 }, x, answer);
+    expect(narrower.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(moments(narrower).mean).toBeCloseTo(x.mean, 9);
+    expect(moments(narrower).variance).toBeLessThan(x.variance);
+    expect(narrower[2]).toBeGreaterThan(answer[2]);
+  });
+
+  it('tells the kinds of answers apart', () => {
+    const x = { mean: 2, variance: 1, offset: 0 };
+    expect(linkKind({ ...x, body: true, usual: null })).toBe('chart');
+    expect(linkKind({ ...x, body: true, usual: 2 })).toBe('both');
+    expect(linkKind({ ...x, body: false, usual: 2 })).toBe('usual');
   });
 });

@@ -3,28 +3,34 @@ import { cholesky, choleskySolve, type Matrix } from './linalg.js';
 import { upperTail } from './normal.js';
 
 /**
- * How a store's outcomes say its answers should read what a shopper gave: learned per store, online, from the lines
- * bought after a fit session. Where her size truly lay (a chart position, 0 = the first size) is modelled as
+ * How a store's outcomes say its answers should read its shoppers: learned per store, online, from the lines bought
+ * after a fit session. Where her size truly lay (a chart position, 0 = the first size) is modelled as
  *
- *   y = β · x + ε,  ε ~ N(0, σ²)
+ *   y = β · x + ε,  E[ε²] = v + d
  *
- * with x the answer's own reading of her: where the stated chart puts her body (the mean position of its answer), the
- * size she says she usually wears, and the learned offset of the product (and hers). One such regression per kind of
- * answer (body only, usual size only, both), each with its own scatter σ², so a store whose shoppers know their size
- * better than their height and weight tell learns to trust the size they name, one whose products run further than
- * their offsets say learns to move them further, and one whose answers scatter more or less than the body model
- * claims widens or narrows them. Each regression is shrunk towards what the engine assumes with no outcomes (Zellner's
- * g-prior: halfway once `LINK.strength` outcomes are in), so a handful of outcomes changes little.
+ * with x what the engine's own answer read of her: the mean position of that answer, the size she says she usually
+ * wears, the learned offset of the product (and hers), and v the answer's own variance. β starts at "the answer's mean"
+ * (1 on it, 0 elsewhere) and d at 0, so the answer is the engine's until outcomes say otherwise; then the answer's
+ * distribution is moved to β · x and widened (by a normal of variance d) or narrowed (its positions drawn in towards
+ * the mean) so that its variance is v + d, keeping its shape. One regression per kind of answer (body only, usual size
+ * only, both), so a store whose shoppers know their size better than their height and weight tell learns to follow the
+ * size they name, one whose products run further than their offsets say learns to move them further, and one whose
+ * answers scatter more or less than the body model claims widens or narrows them. β is shrunk towards its start by
+ * Zellner's g-prior (halfway once `LINK.strength` outcomes are in), d towards 0 as strongly.
  *
  * Kept as additive sums with the exact decay of learning.ts, so they are added to in the transaction that records an
  * outcome and taken back exactly when a line's lesson is replaced. Pure and deterministic.
  */
 
-/** What an answer read of her, in chart positions; null where she gave nothing of that kind. */
+/** What an answer read of her, in chart positions (0 = the first size). */
 export interface AnswerFeatures {
-  /** Mean chart position of the stated chart's answer for her body (without learned offsets or her usual size). */
-  readonly chart: number | null;
-  /** Chart position of the size she usually wears, when the chart has it. */
+  /** The mean position of the engine's answer (with the learned offset and her usual size, as it weighs them). */
+  readonly mean: number;
+  /** The variance of that answer's positions. */
+  readonly variance: number;
+  /** Whether it read her body (height, weight, a measurement), not only a size she usually wears. */
+  readonly body: boolean;
+  /** The position of the size she usually wears, when the chart has it. */
   readonly usual: number | null;
   /** The learned offset (the product's and hers) the answer used, in size steps. */
   readonly offset: number;
@@ -33,21 +39,23 @@ export interface AnswerFeatures {
 export const LINK_KINDS = ['chart', 'usual', 'both'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
-/** The decaying sums of one kind's regression: x·xᵀ (row-major), x·y, y², and the weight. */
+/** The decaying sums of one kind's regression: x·xᵀ (row-major), x·y, y², the answers' variances, and the weight. */
 export interface LinkSums {
   readonly xx: readonly number[];
   readonly xy: readonly number[];
   readonly yy: number;
+  readonly vv: number;
   readonly weight: number;
   /** Outcomes counted, not decayed. */
   readonly count: number;
 }
 
-/** A fitted regression, ready to answer: coefficients and scatter, and how many outcomes it rests on. */
+/** A fitted regression, ready to answer: its coefficients, the variance it adds to answers', its outcomes. */
 export interface AnswerLink {
   readonly kind: LinkKind;
   readonly beta: readonly number[];
-  readonly sd: number;
+  /** Added to an answer's own variance (negative: answers are surer than they say), in positions². */
+  readonly extraVariance: number;
   readonly evidence: number;
 }
 
@@ -60,47 +68,40 @@ interface LinkSettings {
 
 export const LINK: LinkSettings = { strength: 50, minimum: 20 };
 
-/**
- * What the engine assumes with no outcomes, per kind: the size is where the chart (or her usual size) puts her, moved
- * by the learned offset; with both, halfway between them (the body's answer and a usual size are about equally
- * precise, USUAL_SIZE_SD 0.9 against a body answer's spread of about a size); and the scatter of each.
- */
-const PRIOR: Readonly<Record<LinkKind, { beta: readonly number[]; variance: number }>> = {
-  chart: { beta: [0, 1, 1], variance: 1 },
-  usual: { beta: [0, 1, 1], variance: 0.81 },
-  both: { beta: [0, 0.5, 0.5, 1], variance: 0.5 },
+/** Where each kind's coefficients start: the answer's own mean, nothing else. */
+const START: Readonly<Record<LinkKind, readonly number[]>> = {
+  chart: [0, 1, 0],
+  usual: [0, 1, 0],
+  both: [0, 1, 0, 0],
 };
+/** An answer never narrows below this share of its own variance, nor below this variance. */
+const MIN_VARIANCE_SHARE = 0.1;
+const MIN_VARIANCE = 0.01;
 
-/** The kind of an answer's features, or null when it read neither a body nor a usual size. */
-export function linkKind(x: AnswerFeatures): LinkKind | null {
-  if (x.chart !== null && x.usual !== null) return 'both';
-  if (x.chart !== null) return 'chart';
-  return x.usual !== null ? 'usual' : null;
+/** The kind of an answer's features. */
+export function linkKind(x: AnswerFeatures): LinkKind {
+  if (x.body) return x.usual !== null ? 'both' : 'chart';
+  return 'usual';
 }
 
-/** The regressors of an answer's kind: an intercept, then the positions it read, then the offset. */
+/** The regressors of an answer's kind: an intercept, its mean, her usual size when read with the body, the offset. */
 function regressors(x: AnswerFeatures, kind: LinkKind): number[] {
-  if (kind === 'chart') return [1, x.chart as number, x.offset];
-  if (kind === 'usual') return [1, x.usual as number, x.offset];
-  return [1, x.chart as number, x.usual as number, x.offset];
+  return kind === 'both' ? [1, x.mean, x.usual as number, x.offset] : [1, x.mean, x.offset];
 }
 
 export const noLinkSums = (kind: LinkKind): LinkSums => {
-  const k = PRIOR[kind].beta.length;
-  return { xx: new Array<number>(k * k).fill(0), xy: new Array<number>(k).fill(0), yy: 0, weight: 0, count: 0 };
+  const k = START[kind].length;
+  return { xx: new Array<number>(k * k).fill(0), xy: new Array<number>(k).fill(0), yy: 0, vv: 0, weight: 0, count: 0 };
 };
 
 /** One outcome's contribution: she bought after an answer that read `x`, and her size lay at chart position `y`. */
 export function linkSumsOf(x: AnswerFeatures, y: number, at: Date): { kind: LinkKind; sums: LinkSums } | null {
   const kind = linkKind(x);
-  if (kind === null || !Number.isFinite(y)) return null;
   const r = regressors(x, kind);
-  if (!r.every(Number.isFinite)) return null;
+  if (![...r, y, x.variance].every(Number.isFinite)) return null;
   const w = growth(at, LINK_TAU_DAYS);
-  return {
-    kind,
-    sums: { xx: r.flatMap((a) => r.map((b) => w * a * b)), xy: r.map((a) => w * a * y), yy: w * y * y, weight: w, count: 1 },
-  };
+  const sums = { xx: r.flatMap((a) => r.map((b) => w * a * b)), xy: r.map((a) => w * a * y), yy: w * y * y, vv: w * x.variance };
+  return { kind, sums: { ...sums, weight: w, count: 1 } };
 }
 
 /** The decay of learning.ts: an outcome a year old weighs 1/e. */
@@ -111,6 +112,7 @@ export function addLinkSums(a: LinkSums, b: LinkSums, sign: 1 | -1 = 1): LinkSum
     xx: a.xx.map((v, i) => v + sign * b.xx[i]),
     xy: a.xy.map((v, i) => v + sign * b.xy[i]),
     yy: a.yy + sign * b.yy,
+    vv: a.vv + sign * b.vv,
     weight: a.weight + sign * b.weight,
     count: a.count + sign * b.count,
   };
@@ -121,31 +123,62 @@ export function fitLink(kind: LinkKind, sums: LinkSums, now: Date, settings: Lin
   const decay = 1 / growth(now, LINK_TAU_DAYS);
   const n = sums.weight * decay;
   if (!(n >= settings.minimum)) return null;
-  const prior = PRIOR[kind];
-  const k = prior.beta.length;
+  const start = START[kind];
+  const k = start.length;
   const xx = Array.from({ length: k }, (_, i) => Array.from({ length: k }, (__, j) => sums.xx[i * k + j] * decay));
   const xy = sums.xy.map((v) => v * decay);
-  // least squares, with a whisker of ridge so a column nobody varies (every offset 0) stays solvable
-  const ridge = xx.map((row, i) => row.map((v, j) => v + (i === j ? 1e-6 * n : 0)));
+  // least squares, with a little ridge: the answer's mean is itself made of the other regressors
+  const ridge = xx.map((row, i) => row.map((v, j) => v + (i === j ? 1e-4 * n : 0)));
   const ols = solve(ridge, xy);
   if (ols === null) return null;
   const g = n / settings.strength;
-  const beta = ols.map((b, i) => (g * b + prior.beta[i]) / (1 + g));
-  // Σ (y − β·x)² = y² − 2 β·xy + βᵀ·xx·β
+  const beta = ols.map((b, i) => (g * b + start[i]) / (1 + g));
+  // Σ (y − β·x)² = y² − 2 β·xy + βᵀ·xx·β, against the variance the answers claimed
   let residual = sums.yy * decay - 2 * beta.reduce((s, b, i) => s + b * xy[i], 0);
   for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) residual += beta[i] * xx[i][j] * beta[j];
-  const variance = (settings.strength * prior.variance + Math.max(residual, 0)) / (settings.strength + n);
-  return { kind, beta, sd: Math.sqrt(variance), evidence: n };
+  const extraVariance = (Math.max(residual, 0) - sums.vv * decay) / (settings.strength + n);
+  return { kind, beta, extraVariance, evidence: n };
 }
 
 /**
- * The answer a link gives: P(her size is s) for each of `sizes` chart positions, her size normal around β·x with the
- * link's scatter, each size taking the positions within half a step of it (the first and last sizes everything beyond).
+ * The answer a link gives: the engine's distribution over the chart's `probability.length` positions, moved to the
+ * link's mean and brought to its variance, its shape kept. Widening adds a normal of the extra variance (each size
+ * taking what falls within half a step of it, the end sizes the tails); narrowing draws every position towards the
+ * mean, each moved mass shared between the two sizes around where it lands.
  */
-export function linkProbabilities(link: AnswerLink, x: AnswerFeatures, sizes: number): number[] {
+export function linkProbabilities(link: AnswerLink, x: AnswerFeatures, probability: readonly number[]): number[] {
+  const sizes = probability.length;
   const mean = link.beta.reduce((s, b, i) => s + b * regressors(x, link.kind)[i], 0);
-  const below = (edge: number) => 1 - upperTail((edge - mean) / link.sd);
-  return Array.from({ length: sizes }, (_, s) => (s === sizes - 1 ? 1 : below(s + 0.5)) - (s === 0 ? 0 : below(s - 0.5)));
+  const shift = mean - x.mean;
+  const out = new Array<number>(sizes).fill(0);
+  if (link.extraVariance >= 0) {
+    const sd = Math.sqrt(link.extraVariance);
+    probability.forEach((p, t) => {
+      if (p > 0) spread(out, p, t + shift, sd);
+    });
+    return out;
+  }
+  const target = Math.max(x.variance + link.extraVariance, x.variance * MIN_VARIANCE_SHARE, MIN_VARIANCE);
+  const scale = x.variance > 0 ? Math.min(1, Math.sqrt(target / x.variance)) : 1;
+  probability.forEach((p, t) => {
+    if (p > 0) spread(out, p, mean + (t - x.mean) * scale, 0);
+  });
+  return out;
+}
+
+/** Adds mass `p` at position `at` (spread by a normal of sd `sd`, or shared between its neighbours) to `out`. */
+function spread(out: number[], p: number, at: number, sd: number): void {
+  const last = out.length - 1;
+  if (sd > 1e-9) {
+    const below = (edge: number) => 1 - upperTail((edge - at) / sd);
+    for (let s = 0; s <= last; s++) out[s] += p * ((s === last ? 1 : below(s + 0.5)) - (s === 0 ? 0 : below(s - 0.5)));
+    return;
+  }
+  const clamped = Math.min(Math.max(at, 0), last);
+  const low = Math.floor(clamped);
+  const share = clamped - low;
+  out[low] += p * (1 - share);
+  if (share > 0) out[low + 1] += p * share;
 }
 
 /** Solves a·x = b for a symmetric positive definite `a`; null when it is not (numerically). */

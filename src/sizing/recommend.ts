@@ -351,27 +351,19 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   const learned = learnedShiftOf(input);
   const chart = learned ? shiftedChart(input.chart, learned.steps) : input.chart;
   const analysis = chart === input.chart ? stated : analyse({ ...input, chart }, bodyModel);
-  const features: AnswerFeatures = {
-    chart: stated.fromBody ? meanPosition(stated.probability) : null,
-    usual: usual >= 0 ? usual : null,
-    offset: learned?.steps ?? 0,
-  };
-  // where the store's outcomes have taught how its answers should read her (answer-link.ts), that reading
-  const kind = linkKind(features);
-  const link = kind === null ? undefined : input.links?.[kind];
-  let probability: readonly number[];
-  let chosen: number;
+  let probability = learned && learned.sd > 0 ? overOffset(input, analysis, learned, bodyModel) : analysis.probability;
+  // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
+  if (usual >= 0) {
+    const steps = learned ? round(learned.steps - learned.shopperSteps, 2) : 0;
+    probability = withUsualSize(probability, usual + ADJUSTMENT_STEPS[input.fitAdjustment] + steps);
+  }
+  let chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
+  const features = featuresOf(probability, stated.fromBody, usual, learned?.steps ?? 0);
+  // where the store's outcomes have taught how its answers should read her (answer-link.ts), moved and scaled by it
+  const link = input.links?.[linkKind(features)];
   if (link) {
-    probability = linkProbabilities(link, features, stated.prepared.labels.length);
+    probability = linkProbabilities(link, features, probability);
     chosen = likeliest(probability);
-  } else {
-    probability = learned && learned.sd > 0 ? overOffset(input, analysis, learned, bodyModel) : analysis.probability;
-    // her usual size at how the product runs: her own offset is already in the size she names, so it moves her body only
-    if (usual >= 0) {
-      const steps = learned ? round(learned.steps - learned.shopperSteps, 2) : 0;
-      probability = withUsualSize(probability, usual + ADJUSTMENT_STEPS[input.fitAdjustment] + steps);
-    }
-    chosen = usual >= 0 ? likeliest(probability) : learned ? choose({ ...analysis, probability }) : chartChoice;
   }
   const { labels } = analysis.prepared;
   const version = [bodyModel.version, ...(learned ? [learnedVersion(learned)] : []), ...(link ? [linkVersion(link)] : [])];
@@ -387,12 +379,12 @@ export function recommend(input: RecommendInput, bodyModel: BodyModel = BODY_MOD
   };
 }
 
-/** The mean chart position (0 = the first size) of a distribution over sizes. */
-const meanPosition = (probability: readonly number[]) =>
-  round(
-    probability.reduce((sum, p, s) => sum + p * s, 0),
-    4,
-  );
+/** What an answer read of her (answer-link.ts): its mean position and variance (0 = the first size), and what it used. */
+function featuresOf(probability: readonly number[], body: boolean, usual: number, offset: number): AnswerFeatures {
+  const mean = probability.reduce((sum, p, s) => sum + p * s, 0);
+  const variance = probability.reduce((sum, p, s) => sum + p * (s - mean) ** 2, 0);
+  return { mean: round(mean, 4), variance: round(variance, 4), body, usual: usual >= 0 ? usual : null, offset };
+}
 
 /** The link used, as `model_version` names it: its kind and the outcomes it rests on. */
 const linkVersion = (link: AnswerLink) => `link.${link.kind}.${Math.round(link.evidence)}`;

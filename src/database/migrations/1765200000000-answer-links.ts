@@ -4,8 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * How a store's answers should read its shoppers, learned from outcomes (src/sizing/answer-link.ts):
  * - `fit_answer_links`: per store and kind of answer (`chart`, `usual`, `both`), the decaying sums of a regression of
  *   where a shopper's size lay on what her answer read of her (`xx` the k×k products of the regressors, row-major,
- *   `xy` their products with the size, `yy`, `weight`), added to in the transaction that records an outcome.
- * - `line_lessons.answer_link`: what a line's lesson added to those sums (`{kind, xx, xy, yy, weight}`), so a later
+ *   `xy` their products with the size, `yy`, `vv` the answers' own variances, `weight`), added to in the transaction
+ *   that records an outcome.
+ * - `line_lessons.answer_link`: what a line's lesson added to those sums (`{kind, sums}`), so a later
  *   outcome of the line takes it back exactly; null when it added nothing (no fit session behind it, or a bound).
  */
 export class AnswerLinks1765200000000 implements MigrationInterface {
@@ -20,6 +21,7 @@ export class AnswerLinks1765200000000 implements MigrationInterface {
         xx double precision[] NOT NULL,
         xy double precision[] NOT NULL,
         yy double precision NOT NULL,
+        vv double precision NOT NULL,
         weight double precision NOT NULL,
         outcomes integer NOT NULL,
         updated_at timestamptz NOT NULL,
