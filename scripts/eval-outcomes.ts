@@ -235,6 +235,7 @@ async function main(): Promise<void> {
           verdict: r.verdict,
           itemEarlier: before[k].itemEarlier,
           returning: before[k].returning,
+          month: new Date(r.at).toISOString().slice(0, 7),
           given,
           predictions: {
             service: verdictsAt(result.answer.distribution, rented),
@@ -323,6 +324,8 @@ function report(run: Run): void {
     'without usual size',
   ]);
   const byBody = groupsOf(rows, (r) => (r.given.heightWeight ? 'height and weight' : 'not both'), ['height and weight', 'not both']);
+  const months = [...new Set(rows.map((r) => r.month))].sort();
+  const byMonth = groupsOf(rows, (r) => r.month, months);
   const lat = (xs: readonly number[]) => ({ n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
   const latency = {
     session: lat(run.latency.session),
@@ -344,7 +347,7 @@ function report(run: Run): void {
     options.history === 'import'
       ? `imported through \`POST …/order-history\` (${run.imported.requests} requests of up to ${run.imported.linesPerRequest} lines: ` +
         `${run.imported.received} received, ${run.imported.learned} learned, ${run.imported.replaced} replaced, ${run.imported.unchanged} unchanged, ` +
-        `ignored ${JSON.stringify(run.imported.ignored)})`
+        `${describeIgnored(run.imported.ignored)})`
       : `sent as purchase and outcome events (${describeTally(run.historyEvents)})`;
   const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : '–');
   const text = [
@@ -389,6 +392,13 @@ function report(run: Run): void {
     '',
     ...groupTable([...byCustomer, ...byChest, ...byUsual, ...byBody]),
     '',
+    '#### By month of the held-out period',
+    '',
+    'Each cell: the service / item and customer / item rates / global shares. What the service learns from the held-out ' +
+      'days’ outcomes shows here first.',
+    '',
+    ...groupTable(byMonth),
+    '',
     '#### Rentals without an answer, and speed',
     '',
     unanswered === 0
@@ -431,13 +441,18 @@ function report(run: Run): void {
     strengths,
     history: options.history === 'import' ? { import: run.imported } : { events: run.historyEvents },
     live: { events: run.liveEvents, answered: rows.length, refused: run.refusals },
-    figures: { all, byHistory, byCustomer, byChest, byUsual, byBody },
+    figures: { all, byHistory, byCustomer, byChest, byUsual, byBody, byMonth },
     latency,
     analyses: run.analyses,
     importLinesPerRequest: IMPORT_LINES,
   };
   writeText(file, `${JSON.stringify(json, null, 2)}\n`);
   console.log(`\nupdated docs/fit-quality.md and ${file}`);
+}
+
+function describeIgnored(ignored: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(ignored).sort((a, b) => b[1] - a[1]);
+  return entries.length ? `ignored: ${entries.map(([reason, n]) => `${reason} (${n})`).join('; ')}` : 'none ignored';
 }
 
 /** `201: 12, 400 occurred_at too_old: 3` */

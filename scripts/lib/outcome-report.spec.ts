@@ -32,6 +32,7 @@ describe('the report', () => {
       verdict,
       itemEarlier: 3,
       returning,
+      month: '2017-01',
       given: { heightWeight: true, chest: true, usualSize: returning },
       predictions: {
         service: [0.2, 0.6, 0.2],

@@ -27,6 +27,8 @@ export interface ScoredRental {
   readonly itemEarlier: number;
   /** She rented on an earlier day. */
   readonly returning: boolean;
+  /** The month of the review (YYYY-MM), before dates were moved. */
+  readonly month: string;
   readonly given: { readonly heightWeight: boolean; readonly chest: boolean; readonly usualSize: boolean };
   readonly predictions: Readonly<Record<Model, Probabilities>>;
   readonly facts: AnswerFacts;
