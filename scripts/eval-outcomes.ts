@@ -45,7 +45,7 @@ import {
   writeText,
 } from './lib/outcome-report.js';
 import { quantile, verdictsAt } from './lib/outcome-score.js';
-import { startReplayService } from './lib/outcome-service.js';
+import { startService } from './lib/sim-service.js';
 import { createOutcomeStore } from './lib/outcome-store.js';
 
 interface Options {
@@ -101,7 +101,7 @@ size she rented. The baselines are counted online over the same stream, from ear
 
 /** Requests in flight while the catalog is created. */
 const SETUP_CONCURRENCY = 8;
-/** Live days between two ANALYZE runs (outcome-service.ts). */
+/** Live days between two ANALYZE runs (sim-service.ts). */
 const ANALYZE_EVERY = 15;
 
 async function main(): Promise<void> {
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       `baselines: alpha ${strengths.chosen.alpha}, beta ${strengths.chosen.beta}`,
   );
 
-  const service = await startReplayService();
+  const service = await startService();
   const analyses: number[] = [];
   const analyse = async () => {
     if (options.analyze) analyses.push(await service.analyse());

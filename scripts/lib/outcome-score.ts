@@ -5,7 +5,7 @@
  */
 import { ece } from './fit-metrics.js';
 import { VERDICTS, type Verdict } from './rtr.js';
-import { auc, scoreVerdicts } from './rtr-metrics.js';
+import { auc, scoreVerdicts, type VerdictScores } from './rtr-metrics.js';
 import type { Probabilities } from './rtr-ordinal.js';
 
 /** A size a published answer names with its probability (the recommendation, or one of its alternatives). */
@@ -64,14 +64,8 @@ export interface AnswerFacts {
   readonly rentedRecommended: boolean;
 }
 
-export interface ModelFigures {
-  readonly n: number;
-  readonly auc: number;
-  readonly aucByVerdict: Readonly<Record<Verdict, number>>;
-  readonly accuracy: number;
-  /** ECE of the most probable verdict's probability (rtr-metrics.ts). */
-  readonly ece: number;
-  readonly logLoss: number;
+/** rtr-metrics.ts's scores (ECE: of the most probable verdict's probability), and the answer's own. */
+export interface ModelFigures extends VerdictScores {
   /** ECE of P(fit) at the size rented against "the verdict was fit". */
   readonly eceFit: number;
   readonly meanSmall: number;

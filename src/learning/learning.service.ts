@@ -9,6 +9,7 @@ import {
   type LinkKind,
   type LinkSums,
   linkSumsOf,
+  noLinkSums,
 } from '../sizing/answer-link.js';
 import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
@@ -107,7 +108,7 @@ class SumsDelta {
   }
 
   addLink({ kind, sums }: LessonLink, sign: 1 | -1): void {
-    this.links.set(kind, addLinkSums(this.links.get(kind) ?? zeroLike(sums), sums, sign));
+    this.links.set(kind, addLinkSums(this.links.get(kind) ?? noLinkSums(kind), sums, sign));
   }
 
   /** What a line taught before (`before`, if counted) taken back, and what it teaches now (`lesson`) added. */
@@ -463,16 +464,6 @@ function answerLinkOf(row: OutcomeSizesRow, evidence: Evidence): LessonLink | nu
   if (row.recommended === null || row.features === null || evidence.steps === null || evidence.bound !== undefined) return null;
   return linkSumsOf(row.features, row.recommended - 1 + evidence.steps, evidence.at);
 }
-
-/** Sums of the same kind's shape, all zero. */
-const zeroLike = (sums: LinkSums): LinkSums => ({
-  xx: sums.xx.map(() => 0),
-  xy: sums.xy.map(() => 0),
-  yy: 0,
-  vv: 0,
-  weight: 0,
-  count: 0,
-});
 
 const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null, answerLink: null } as const;
 
