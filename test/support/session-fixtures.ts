@@ -170,6 +170,7 @@ export interface Recommendation {
   alternatives: { size_label: SizeLabel; variant_id: string | null; confidence: number }[];
   measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
   model_version: string;
+  warnings: { code: 'no_variant'; message: string }[];
   adjustment: {
     source: 'learned' | 'merchant' | 'none';
     size_steps: number;
@@ -215,6 +216,7 @@ export function expectWellFormed(
       'model_version',
       'size_label',
       'variant_id',
+      'warnings',
     ].sort(),
   );
   // a store without outcomes: the stated chart's answer, moved by the merchant's own adjustment at most

@@ -186,6 +186,17 @@ class AdjustmentResponse {
   shopper_steps: number | null;
 }
 
+const RECOMMENDATION_WARNINGS = ['no_variant'] as const;
+type RecommendationWarningCode = (typeof RECOMMENDATION_WARNINGS)[number];
+
+class RecommendationWarning {
+  @ApiProperty({ enum: RECOMMENDATION_WARNINGS, description: 'Stable; branch on it.', example: 'no_variant' })
+  code: RecommendationWarningCode;
+
+  @ApiProperty({ description: 'For people.', example: 'The product has no variant in size M: it cannot be bought in that size yet' })
+  message: string;
+}
+
 export class RecommendationResponse extends SizeProbabilityResponse {
   @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.recommendation })
   id: string;
@@ -234,6 +245,15 @@ export class RecommendationResponse extends SizeProbabilityResponse {
     description: 'What moved the stated chart’s answer. null on recommendations made before adjustments were reported.',
   })
   adjustment: AdjustmentResponse | null;
+
+  @ApiProperty({
+    type: [RecommendationWarning],
+    description:
+      'What the shopper cannot act on as answered; empty when nothing. `no_variant`: the product has no active variant in ' +
+      'the recommended size (`variant_id` is null), so the size cannot be bought until the store adds one.',
+    example: [],
+  })
+  warnings: RecommendationWarning[];
 
   @ApiProperty({ format: 'date-time', example: EXAMPLE_TIME.updated })
   created_at: string;
@@ -339,7 +359,16 @@ export class SessionResponse {
 }
 
 /** A recommendation as answered: its adjustment always present, null when it was made before they were recorded. */
-type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment' | 'features'> & { adjustment: StoredAdjustment | null };
+type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment' | 'features'> & {
+  adjustment: StoredAdjustment | null;
+  warnings: RecommendationWarning[];
+};
+
+/** A recommended size without a variant cannot be bought: the answer says so, beside its null `variant_id`. */
+function warningsOf(r: StoredRecommendation): RecommendationWarning[] {
+  if (r.variant_id !== null) return [];
+  return [{ code: 'no_variant', message: `The product has no variant in size ${r.size_label}: it cannot be bought in that size yet` }];
+}
 
 /** The stored JSON in the documented field order (jsonb keeps its own key order). */
 function presentRecommendation(r: StoredRecommendation): PresentedRecommendation {
@@ -364,6 +393,7 @@ function presentRecommendation(r: StoredRecommendation): PresentedRecommendation
           shopper_steps: r.adjustment.shopper_steps ?? null,
         }
       : null,
+    warnings: warningsOf(r),
     created_at: r.created_at,
   };
 }

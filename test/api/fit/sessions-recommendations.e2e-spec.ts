@@ -39,6 +39,7 @@ describe('fit sessions', () => {
       expectWellFormed(r, shop);
       expect(r.size_label).toBe('M');
       expect(r.variant_id).toBe(shop.variants.M);
+      expect(r.warnings).toEqual([]);
       expect(r.measurements.chest).toMatchObject({ value_cm: 98, source: 'answered' });
       expect(r.measurements.waist).toMatchObject({ value_cm: 83, source: 'answered' });
       // right in the middle of M in both zones, a tape measure away from S and L
@@ -200,7 +201,11 @@ describe('fit sessions', () => {
         { ...SHOPPER, chest: { value: 101, unit: 'cm' }, waist: { value: 86, unit: 'cm' } },
         { product_id: bare, questionnaire_id: quiz.id },
       );
-      expect(session.recommendation).toMatchObject({ size_label: 'M', variant_id: null });
+      expect(session.recommendation).toMatchObject({
+        size_label: 'M',
+        variant_id: null,
+        warnings: [{ code: 'no_variant', message: 'The product has no variant in size M: it cannot be bought in that size yet' }],
+      });
       for (const alternative of session.recommendation?.alternatives ?? []) {
         expect(alternative.variant_id).toBe(alternative.size_label === 'S' ? onlyS : null);
       }
