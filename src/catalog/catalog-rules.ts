@@ -1,6 +1,7 @@
 import type { FieldError } from '../common/problems/problem-error.js';
 import { isPlainObject } from '../common/validation/plain-object.js';
-import { isZone, ZONES, type Zone } from '../sizing/types.js';
+import { isZone, ZONES, type Zone, type ZoneWeights } from '../sizing/types.js';
+import type { SizeDefinition } from './catalog.entities.js';
 
 /** The most a zone weight can be; weights are relative, so a small range is plenty. */
 const MAX_ZONE_WEIGHT = 10;
@@ -99,4 +100,21 @@ function checkRange(range: unknown): { code: string; message: string } | undefin
   }
   if (min >= max) return { code: 'min_not_below_max', message: 'min must be below max' };
   return undefined;
+}
+
+/**
+ * The zones a product type weighs (weight above 0) that no size of a chart states, in the order of `ZONES`. The
+ * engine could only leave them out of the decision, so a product that pairs the two is refused.
+ */
+export function unstatedZones(weights: ZoneWeights, sizes: readonly SizeDefinition[]): Zone[] {
+  return ZONES.filter((zone) => (weights[zone] ?? 0) > 0 && !sizes.some((size) => size.measurements[zone] !== undefined));
+}
+
+/** The message of a 400 `zones_not_in_chart`, naming the zones. */
+export function unstatedZonesMessage(zones: readonly Zone[], where: string): string {
+  const list = zones.length > 1 ? `${zones.slice(0, -1).join(', ')} and ${zones[zones.length - 1]}` : zones[0];
+  return (
+    `the product type weighs ${list}, but ${where} states no range for ${zones.length > 1 ? 'them' : 'it'}: ` +
+    `use a chart that measures ${list}, or give ${zones.length > 1 ? 'them' : 'it'} the weight 0 in the product type`
+  );
 }

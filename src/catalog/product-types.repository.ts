@@ -25,8 +25,8 @@ export class ProductTypesRepository {
     return findInStore(this.types.manager, ProductType, store, id, 'product type');
   }
 
-  async update(id: string, changes: Partial<ProductType>): Promise<void> {
-    await this.types.update({ id }, changes);
+  async update(manager: EntityManager, id: string, changes: Partial<ProductType>): Promise<void> {
+    await manager.update(ProductType, { id }, changes);
   }
 
   /** The store's type `id`, locked `FOR UPDATE` until the transaction ends; 404 otherwise. */

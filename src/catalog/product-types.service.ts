@@ -4,6 +4,8 @@ import type { Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import type { ProductType } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
+import { unstatedZones, unstatedZonesMessage } from './catalog-rules.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { type CreateProductTypeRequest, ProductTypeResponse, type UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { Transactions } from '../database/transactions.js';
 import { ProductTypesRepository } from './product-types.repository.js';
@@ -38,14 +40,34 @@ export class ProductTypesService {
     return ProductTypeResponse.from(await this.types.get(store, id));
   }
 
+  /**
+   * New zone weights must suit every active product of the type: a zone weighed that a product's chart states for no
+   * size is a 400 `zones_not_in_chart` on `zone_weights`. The type is locked, so a product created meanwhile (which
+   * locks it `FOR KEY SHARE`) is checked by one side or the other.
+   */
   async update(store: Store, id: string, request: UpdateProductTypeRequest): Promise<ProductTypeResponse> {
-    const type = await this.types.get(store, id);
     const changes: Partial<ProductType> = {
       ...(request.name !== undefined ? { name: request.name } : {}),
       ...(request.category !== undefined ? { category: request.category } : {}),
       ...(request.zone_weights !== undefined ? { zoneWeights: request.zone_weights } : {}),
     };
-    if (Object.keys(changes).length) await this.types.update(type.id, changes);
+    const type = await this.transactions.run(async (manager) => {
+      const type = await this.types.lock(manager, store, id);
+      if (changes.zoneWeights) {
+        const weights = changes.zoneWeights;
+        const misfits = (await this.products.activeWithType(manager, type.id)).map((product) => ({
+          title: product.title,
+          zones: unstatedZones(weights, product.sizes),
+        }));
+        const misfit = misfits.find((product) => product.zones.length > 0);
+        if (misfit) {
+          const where = `the size chart of ${JSON.stringify(misfit.title)}${misfits.filter((p) => p.zones.length).length > 1 ? ' (and of other products of this type)' : ''}`;
+          throw ProblemError.field('zone_weights', 'zones_not_in_chart', unstatedZonesMessage(misfit.zones, where));
+        }
+      }
+      if (Object.keys(changes).length) await this.types.update(manager, type.id, changes);
+      return type;
+    });
     return this.get(store, type.id);
   }
 

@@ -10,7 +10,7 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { prepared, run } from '../database/statements.js';
 import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
-import { Product, SizeChart, Variant } from './catalog.entities.js';
+import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
 import { duplicate, type ExternalIdRow } from './catalog-errors.js';
 import type { ProductListQuery } from './dto/product.dto.js';
 
@@ -108,6 +108,28 @@ export class ProductsRepository {
   /** Whether products (archived ones included) use the product type. */
   existWithType(manager: EntityManager, productTypeId: string): Promise<boolean> {
     return manager.existsBy(Product, { productTypeId });
+  }
+
+  /** The title of each active product of the type, with its chart's sizes. */
+  activeWithType(manager: EntityManager, productTypeId: string): Promise<{ title: string; sizes: SizeChart['sizes'] }[]> {
+    return manager
+      .createQueryBuilder(Product, 'product')
+      .innerJoin(SizeChart, 'chart', 'chart.id = product.size_chart_id')
+      .select(['product.title AS title', 'chart.sizes AS sizes'])
+      .where('product.product_type_id = :productTypeId AND product.archived_at IS NULL', { productTypeId })
+      .orderBy('product.id')
+      .getRawMany();
+  }
+
+  /** The title of each active product on the chart, with its type's zone weights. */
+  activeWithChart(manager: EntityManager, sizeChartId: string): Promise<{ title: string; zone_weights: ProductType['zoneWeights'] }[]> {
+    return manager
+      .createQueryBuilder(Product, 'product')
+      .innerJoin(ProductType, 'type', 'type.id = product.product_type_id')
+      .select(['product.title AS title', 'type.zone_weights AS zone_weights'])
+      .where('product.size_chart_id = :sizeChartId AND product.archived_at IS NULL', { sizeChartId })
+      .orderBy('product.id')
+      .getRawMany();
   }
 
   /** Whether active products use the size chart. */

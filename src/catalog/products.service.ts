@@ -5,7 +5,8 @@ import type { Page, PageQuery } from '../common/http/pagination.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import type { Store } from '../stores/store.entity.js';
 import { CatalogReferences } from './catalog-references.js';
-import type { Product, SizeChart, Variant } from './catalog.entities.js';
+import type { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
+import { unstatedZones, unstatedZonesMessage } from './catalog-rules.js';
 import { refusingDuplicates } from './catalog-errors.js';
 import { requireChartLabel } from './chart-labels.js';
 import {
@@ -36,8 +37,9 @@ export class ProductsService {
   async create(store: Store, request: CreateProductRequest): Promise<ProductResponse> {
     const id = newId();
     await this.transactions.run(async (manager) => {
-      await this.types.reference(manager, store, request.product_type_id, 'product_type_id');
-      await this.usableChart(manager, store, request.size_chart_id);
+      const type = await this.types.reference(manager, store, request.product_type_id, 'product_type_id');
+      const chart = await this.usableChart(manager, store, request.size_chart_id);
+      refuseUnstatedZones(type, chart, 'size_chart_id');
       await this.products.refuseTakenExternalId(manager, 'product', store, request.external_id);
       await refusingDuplicates(() =>
         this.products.insert(manager, {
@@ -67,12 +69,21 @@ export class ProductsService {
   async update(store: Store, id: string, request: UpdateProductRequest): Promise<ProductResponse> {
     await this.transactions.run(async (manager) => {
       const product = await this.products.lock(manager, store, id);
-      if (request.product_type_id !== undefined) {
-        await this.types.reference(manager, store, request.product_type_id, 'product_type_id');
-      }
-      if (request.size_chart_id !== undefined && request.size_chart_id !== product.sizeChartId) {
-        const chart = await this.usableChart(manager, store, request.size_chart_id);
+      const newType = request.product_type_id !== undefined && request.product_type_id !== product.productTypeId;
+      const newChart = request.size_chart_id !== undefined && request.size_chart_id !== product.sizeChartId;
+      const type =
+        request.product_type_id !== undefined
+          ? await this.types.reference(manager, store, request.product_type_id, 'product_type_id')
+          : undefined;
+      let chart: SizeChart | undefined;
+      if (newChart) {
+        chart = await this.usableChart(manager, store, request.size_chart_id as string);
         refuseOrphanedVariants(await this.products.variantsOf(manager, product.id), chart);
+      }
+      if (newType || newChart) {
+        chart ??= await this.charts.lockLabels(manager, product.sizeChartId);
+        const weighed = type ?? (await this.types.reference(manager, store, product.productTypeId, 'product_type_id'));
+        refuseUnstatedZones(weighed, chart, newChart ? 'size_chart_id' : 'product_type_id');
       }
       const changes: Partial<Product> = {
         ...(request.external_id !== undefined ? { externalId: request.external_id } : {}),
@@ -184,6 +195,12 @@ export class ProductsService {
     if (chart.archivedAt) throw ProblemError.field('size_chart_id', 'archived', 'this size chart is archived');
     return chart;
   }
+}
+
+/** A product whose type weighs a zone its chart states for no size: 400 `zones_not_in_chart` on `field`. */
+function refuseUnstatedZones(type: ProductType, chart: SizeChart, field: 'size_chart_id' | 'product_type_id'): void {
+  const zones = unstatedZones(type.zoneWeights, chart.sizes);
+  if (zones.length) throw ProblemError.field(field, 'zones_not_in_chart', unstatedZonesMessage(zones, 'its size chart'));
 }
 
 /** `variants`: every variant of the product. */

@@ -6,6 +6,8 @@ import type { Store } from '../stores/store.entity.js';
 import { CatalogReferences } from './catalog-references.js';
 import type { MeasurementType, SizeChart, SizeDefinition } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
+import { unstatedZones, unstatedZonesMessage } from './catalog-rules.js';
+import type { ZoneWeights } from '../sizing/types.js';
 import type { Removal } from '../common/http/removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
 import { Transactions } from '../database/transactions.js';
@@ -58,6 +60,7 @@ export class SizeChartsService {
       };
       if (request.sizes !== undefined) {
         refuseDroppedLabels(await this.products.sizeLabelsOnChart(manager, chart.id), request.sizes);
+        refuseUnstatedZones(await this.products.activeWithChart(manager, chart.id), request.sizes);
         changes.sizes = request.sizes;
       }
       await this.charts.update(manager, chart.id, changes);
@@ -94,6 +97,19 @@ function easeFor(type: MeasurementType, easeCm: number | null | undefined): numb
     throw ProblemError.field('ease_cm', 'required', 'a garment chart needs ease_cm: the room the garment adds over the body');
   }
   return easeCm;
+}
+
+/** New sizes must state every zone the types of the chart's active products weigh: 400 `zones_not_in_chart` on `sizes`. */
+function refuseUnstatedZones(products: { title: string; zone_weights: ZoneWeights }[], sizes: SizeDefinition[]): void {
+  const misfits = products.map((product) => ({ title: product.title, zones: unstatedZones(product.zone_weights, sizes) }));
+  const misfit = misfits.find((product) => product.zones.length > 0);
+  if (!misfit) return;
+  const others = misfits.filter((product) => product.zones.length > 0).length > 1 ? ' (and of other products on this chart)' : '';
+  const message = unstatedZonesMessage(misfit.zones, 'the chart as edited').replace(
+    'the product type',
+    `the product type of ${JSON.stringify(misfit.title)}${others}`,
+  );
+  throw ProblemError.field('sizes', 'zones_not_in_chart', message);
 }
 
 /** `used`: the labels that variants of the chart's products use. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { bearer, useApp } from '../../support/app.js';
-import { createProduct, createSizeChart, createVariant } from '../../support/catalog-fixtures.js';
+import { createProduct, createProductType, createSizeChart, createVariant } from '../../support/catalog-fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../../support/event-fixtures.js';
 import { createTenant, expectErrors, expectProblem, issueKey, MISSING_ID } from '../../support/fixtures.js';
 import { DAY, dateOf, getDaily, getMetrics, setSessionCreatedAt, SHOPPER, siblingShop } from '../../support/metrics-fixtures.js';
@@ -330,7 +330,8 @@ describe('an import of past orders', () => {
     const onesize = await createSizeChart(t, shop.secret, shop.storeId, {
       sizes: [{ label: 'One size', measurements: { chest: { min: 80, max: 120 } } }],
     });
-    const scarf = await createProduct(t, shop.secret, shop.storeId, { size_chart_id: onesize.id, product_type_id: shop.productTypeId });
+    const wraps = await createProductType(t, shop.secret, shop.storeId, { name: 'Wraps', zone_weights: { chest: 1 } });
+    const scarf = await createProduct(t, shop.secret, shop.storeId, { size_chart_id: onesize.id, product_type_id: wraps.id });
     const variant = await createVariant(t, shop.secret, shop.storeId, scarf.id, { size_label: 'One size' });
     const summary = await importLines(shop, [
       pastLine(shop, 'M', YEAR),
