@@ -29,7 +29,9 @@ export class EventsController {
   })
   @ApiCreatedResponse({ type: EventResponse, description: 'Stored now.' })
   @ApiOkResponse({ type: EventResponse, description: 'An identical event was stored before: that event.' })
-  @ApiConflictResponse({ description: 'The key was stored with a different payload (`event_conflict`).' })
+  @ApiConflictResponse({
+    description: 'The key was stored with a different payload (`event_conflict`); `errors` names each field that differs.',
+  })
   @ApiProblems(
     { code: 'event_type_reserved', when: 'The type is one the service records itself' },
     { code: 'session_mismatch', when: 'The session belongs to another product, or was created after `occurred_at`' },

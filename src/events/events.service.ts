@@ -217,16 +217,48 @@ function settle(item: Pending, found: { event: FitEvent; sha256: Buffer | null }
   if (found && found.sha256?.equals(item.draft.sha256)) return { status: 200, event: EventResponse.from(found.event) };
   if (item.problem) return { status: 400, error: item.problem };
   if (found) {
+    const differences = differingFields(item.draft, found.event);
+    const named = differences.length
+      ? `: ${differences.map((d) => d.field).join(', ')} ${differences.length > 1 ? 'differ' : 'differs'}`
+      : '';
     return {
       status: 409,
       error: new ProblemError(
         'event_conflict',
-        `An event with source ${item.draft.source} and external_id ${item.draft.externalId} was recorded with a different payload`,
+        `An event with source ${item.draft.source} and external_id ${item.draft.externalId} was recorded with a different payload${named}`,
+        differences,
       ),
     };
   }
   // ON CONFLICT skipped the row, yet no event holds its key: events are never deleted, so this is a bug.
   throw new Error('event insert skipped without a stored event for its key');
+}
+
+/** The fields of the stored form that the delivery compares, as the API names them. */
+const COMPARED = [
+  ['type', (e) => e.type],
+  ['product_id', (e) => e.productId],
+  ['variant_id', (e) => e.variantId],
+  ['session_id', (e) => e.sessionId],
+  ['order_id', (e) => e.orderId],
+  ['line_item_id', (e) => e.lineItemId],
+  ['reason', (e) => e.reason],
+  ['quantity', (e) => e.quantity],
+  ['fit_feedback', (e) => e.fitFeedback],
+  ['new_variant_id', (e) => e.newVariantId],
+  ['occurred_at', (e) => e.occurredAt.toISOString()],
+] as const satisfies readonly (readonly [string, (event: Omit<EventDraft, 'sha256'> | FitEvent) => unknown])[];
+
+/**
+ * One `differs` error per field whose stored form differs from the stored event's (absent and null alike), each
+ * saying what is stored, so that the sender sees what changed between two deliveries of one key.
+ */
+function differingFields(draft: EventDraft, stored: FitEvent): FieldError[] {
+  return COMPARED.filter(([, read]) => read(draft) !== read(stored)).map(([field, read]) => ({
+    field,
+    code: 'differs',
+    message: `${field} differs from the event recorded with this key, which has ${JSON.stringify(read(stored))}`,
+  }));
 }
 
 /**

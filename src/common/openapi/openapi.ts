@@ -43,7 +43,8 @@ class ProblemDetails {
 
   @ApiPropertyOptional({
     type: [ProblemFieldError],
-    description: 'One entry per offending field: with a 400 that names fields, and with a 409 `duplicate`.',
+    description:
+      'One entry per offending field: with a 400 that names fields, with a 409 `duplicate`, and with a 409 `event_conflict` (each field that differs from the recorded event).',
   })
   errors?: ProblemFieldError[];
 

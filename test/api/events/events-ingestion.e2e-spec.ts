@@ -219,30 +219,40 @@ describe('events', () => {
     });
 
     it.each([
-      ['another type', () => ({ type: 'add_to_cart' })],
-      ['quantity 2 against the default 1', () => ({ quantity: 2 })],
+      ['another type', () => ({ type: 'add_to_cart' }), ['type']],
+      ['quantity 2 against the default 1', () => ({ quantity: 2 }), ['quantity']],
       [
         'an instant one millisecond later',
         (_shop: Shop, body: EventBody) => ({
           occurred_at: new Date(Date.parse(body.occurred_at as string) + 1).toISOString(),
         }),
+        ['occurred_at'],
       ],
-      ['a product added', (shop: Shop) => ({ product_id: shop.productId })],
-      ['an order id added', () => ({ order_id: 'order-1' })],
-      ['a variant added', (shop: Shop) => ({ product_id: shop.productId, variant_id: shop.variants.M })],
-    ])('refuses the same key with %s with 409 event_conflict and keeps the stored event', async (_, change) => {
-      const shop = await newShop();
-      const body = eventBody('checkout_started', shop);
-      const first = await deliver(shop, body);
+      ['a product added', (shop: Shop) => ({ product_id: shop.productId }), ['product_id']],
+      ['an order id added', () => ({ order_id: 'order-1' }), ['order_id']],
+      ['a variant added', (shop: Shop) => ({ product_id: shop.productId, variant_id: shop.variants.M }), ['product_id', 'variant_id']],
+    ])(
+      'refuses the same key with %s with 409 event_conflict naming what differs, and keeps the stored event',
+      async (_, change, fields) => {
+        const shop = await newShop();
+        const body = eventBody('checkout_started', shop);
+        const first = await deliver(shop, body);
 
-      const conflict = await postRaw(shop, { ...body, ...change(shop, body) });
-      expectProblem(conflict, 409, 'event_conflict');
+        const conflict = await postRaw(shop, { ...body, ...change(shop, body) });
+        expectProblem(conflict, 409, 'event_conflict');
+        const errors = conflict.body.errors as { field: string; code: string; message: string }[];
+        expect(errors.map((e) => [e.field, e.code])).toEqual(fields.map((field) => [field, 'differs']));
+        expect(conflict.body.detail).toContain(`${fields.join(', ')} ${fields.length > 1 ? 'differ' : 'differs'}`);
+        expect(errors[0].message).toBe(
+          `${fields[0]} differs from the event recorded with this key, which has ${JSON.stringify(first[fields[0] as keyof typeof first])}`,
+        );
 
-      expect(await delivered(shop)).toEqual([first]);
-      const retry = await postRaw(shop, body);
-      expect(retry.status).toBe(200);
-      expect(retry.body).toEqual(first);
-    });
+        expect(await delivered(shop)).toEqual([first]);
+        const retry = await postRaw(shop, body);
+        expect(retry.status).toBe(200);
+        expect(retry.body).toEqual(first);
+      },
+    );
 
     it('refuses a changed order outcome with 409: another variant, line, reason or session', async () => {
       const shop = await newShop();
