@@ -3,10 +3,14 @@
  * and Size-Fit. The Size-Fit key stays here (a store-bound key with the catalog, fit and events scopes); the browser
  * only ever talks to this server.
  *
- * For the browser (JSON in, JSON out):
- *   POST /fit/sessions                  { product: "<platform product id>" } → 201 { session_id, questions }
+ * For the browser (JSON in, JSON out; the widget in kit/widget calls these):
+ *   POST /fit/views                     { product } → 204, a `fit_viewed` event (the widget sends it once per page view)
+ *   POST /fit/sessions                  { product: "<platform product id>" } → 201 { session_id, questions, sizes }
  *   POST /fit/sessions/:id/answers      { answers: { height: { value, unit }, … } } → 200 { session_id, recommendation }
- *   POST /fit/sessions/:id/decision     { size_label } → 200 { session_id, decision, cart_property }
+ *   POST /fit/sessions/:id/decision     { size_label } → 200 { session_id, decision, variant_id, cart_property }
+ * `sizes` are the chart's sizes, smallest first, each with the platform's variant id in that size; the
+ * recommendation's alternatives each get the per-zone `fit` the chart gives them for the shopper's measurements
+ * (the service answers it for the recommended size); `variant_id` of the decision is the platform's.
  * Starting a session adds its id to the `sf_fit` cookie (HttpOnly, SameSite=Strict, signed by this server): answers
  * and decisions are forwarded only for a session that cookie names, so a browser cannot act on another shopper's
  * session by guessing or copying its id. The decision answers a signed `cart_property` for the storefront to put on
@@ -20,9 +24,12 @@
  * delivers the webhook again later.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { createSizeFitClient, type EventRequest, type FetchFunction, type SizeFitClient, SizeFitProblem } from '../client/size-fit.js';
 import { CatalogMap } from './catalog-map.js';
+import { type StorefrontOptions, storefront } from '../example-storefront/storefront.js';
+import { alternativesFit } from './alternatives-fit.js';
 import { sign, verify, verifyWebhook } from './signing.js';
 import { isTopic, type LineOutcome, lineOutcomes, SESSION_PROPERTY, WebhookPayloadError } from './webhooks.js';
 
@@ -42,6 +49,8 @@ export interface BackendConfig {
   readonly secureCookies?: boolean;
   /** The events' `source`: one name per sending integration. */
   readonly eventSource?: string;
+  /** Serves the example storefront and the widget's script (kit/example-storefront). */
+  readonly storefront?: StorefrontOptions;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -88,12 +97,38 @@ export function createBackend(config: BackendConfig): express.Express {
     return null;
   };
 
-  fit.post('/sessions', async (request: Request, response: Response) => {
+  /** The product the body names, or null once the answer (400, 404) is sent. */
+  const productOf = async (request: Request, response: Response) => {
     const product: unknown = request.body?.product;
-    if (typeof product !== 'string' || product.length === 0 || product.length > 255)
-      return void response.status(400).json({ error: 'invalid_request', field: 'product' });
+    if (typeof product !== 'string' || product.length === 0 || product.length > 255) {
+      response.status(400).json({ error: 'invalid_request', field: 'product' });
+      return null;
+    }
     const found = await catalog.product(product);
-    if (found === null) return void response.status(404).json({ error: 'no_size_help_for_product' });
+    if (found === null) response.status(404).json({ error: 'no_size_help_for_product' });
+    return found;
+  };
+
+  // The widget was shown on a product page: counted once per page view, with its own id (the browser sends none).
+  fit.post('/views', async (request: Request, response: Response) => {
+    const found = await productOf(request, response);
+    if (found === null) return;
+    const [result] = await sizeFit.sendEvents(storeId, [
+      {
+        source,
+        external_id: `fit_viewed:${randomUUID()}`,
+        type: 'fit_viewed',
+        product_id: found.id,
+        occurred_at: new Date().toISOString(),
+      },
+    ]);
+    if (result !== undefined && result.status >= 400) log('event refused', { type: 'fit_viewed', code: result.error?.code });
+    response.status(204).end();
+  });
+
+  fit.post('/sessions', async (request: Request, response: Response) => {
+    const found = await productOf(request, response);
+    if (found === null) return;
     const session = await sizeFit.POST('/v1/stores/{store_id}/sessions', { params: { path: inStore }, body: { product_id: found.id } });
     const sessions = [...ownSessions(request), session.id].slice(-SESSIONS_PER_BROWSER);
     response.setHeader(
@@ -108,7 +143,11 @@ export function createBackend(config: BackendConfig): express.Express {
         maxAge: 7 * 24 * 3600,
       }),
     );
-    response.status(201).json({ session_id: session.id, questions: session.questions });
+    response.status(201).json({
+      session_id: session.id,
+      questions: session.questions,
+      sizes: found.sizes.map((size) => ({ label: size.label, variant_id: size.platformVariantId })),
+    });
   });
 
   fit.post('/sessions/:id/answers', async (request: Request, response: Response) => {
@@ -120,7 +159,13 @@ export function createBackend(config: BackendConfig): express.Express {
       params: { path: { ...inStore, id: sessionId } },
       body: { answers },
     });
-    response.json({ session_id: session.id, recommendation: session.recommendation });
+    const recommendation = session.recommendation;
+    const product = await catalog.productById(session.product_id);
+    response.json({
+      session_id: session.id,
+      recommendation:
+        recommendation && product ? { ...recommendation, alternatives: alternativesFit(recommendation, product.sizes) } : recommendation,
+    });
   });
 
   fit.post('/sessions/:id/decision', async (request: Request, response: Response) => {
@@ -133,9 +178,11 @@ export function createBackend(config: BackendConfig): express.Express {
       params: { path: { ...inStore, id: sessionId } },
       body: { size_label: sizeLabel },
     });
+    const product = await catalog.productById(session.product_id);
     response.json({
       session_id: session.id,
       decision: session.decision,
+      variant_id: product?.sizes.find((size) => size.label === session.decision?.size_label)?.platformVariantId ?? null,
       // For the storefront's add-to-cart: the order webhook brings it back, and it names this session only.
       cart_property: { name: SESSION_PROPERTY, value: sign(config.cookieSecret, `session:${session.id}`) },
     });
@@ -152,6 +199,14 @@ export function createBackend(config: BackendConfig): express.Express {
     response.status(502).json({ error: 'size_help_unavailable' });
   });
   app.use('/fit', fit);
+  if (config.storefront)
+    app.use(
+      storefront(config.storefront, {
+        cookieSecret: config.cookieSecret,
+        webhookSecret: config.webhookSecret,
+        secureCookies: config.secureCookies ?? true,
+      }),
+    );
 
   // ---- the platform's webhooks --------------------------------------------------------------------------------
 

@@ -8,6 +8,15 @@ export interface SizeFitProduct {
   readonly id: string;
   /** Platform variant id → Size-Fit variant id. */
   readonly variants: ReadonlyMap<string, string>;
+  /** The chart's sizes, smallest first, each with the platform variant in that size (null when there is none). */
+  readonly sizes: readonly ChartSize[];
+}
+
+export interface ChartSize {
+  readonly label: string;
+  readonly platformVariantId: string | null;
+  /** The size's body ranges in centimetres, by zone; empty for a garment chart (its ranges are not the body's). */
+  readonly bodyCm: Readonly<Record<string, { readonly min: number; readonly max: number }>>;
 }
 
 const TTL_MS = 5 * 60_000;
@@ -30,6 +39,17 @@ export class CatalogMap {
     return product;
   }
 
+  /** The product of a Size-Fit product id (a session's), or null when it has no platform id or no size help. */
+  async productById(sizeFitProductId: string): Promise<SizeFitProduct | null> {
+    for (const [platformId, cached] of this.cache) {
+      if (cached.product?.id === sizeFitProductId) return this.product(platformId);
+    }
+    const product = await this.sizeFit.GET('/v1/stores/{store_id}/products/{id}', {
+      params: { path: { store_id: this.storeId, id: sizeFitProductId } },
+    });
+    return product.external_id === null ? null : this.product(product.external_id);
+  }
+
   private async load(platformProductId: string): Promise<SizeFitProduct | null> {
     const found = await this.sizeFit.GET('/v1/stores/{store_id}/products', {
       params: { path: { store_id: this.storeId }, query: { external_id: platformProductId, limit: 1 } },
@@ -37,11 +57,26 @@ export class CatalogMap {
     const product = found.data[0];
     if (product === undefined || product.archived_at !== null) return null;
     const variants = new Map<string, string>();
+    const bySize = new Map<string, string>();
     for await (const variant of this.sizeFit.list('/v1/stores/{store_id}/products/{product_id}/variants', {
       params: { path: { store_id: this.storeId, product_id: product.id }, query: { limit: 100 } },
     })) {
-      if (variant.external_id !== null && variant.archived_at === null) variants.set(variant.external_id, variant.id);
+      if (variant.external_id === null || variant.archived_at !== null) continue;
+      variants.set(variant.external_id, variant.id);
+      if (!bySize.has(variant.size_label)) bySize.set(variant.size_label, variant.external_id);
     }
-    return { id: product.id, variants };
+    const chart = await this.sizeFit.GET('/v1/stores/{store_id}/size-charts/{id}', {
+      params: { path: { store_id: this.storeId, id: product.size_chart_id } },
+    });
+    const toCm = chart.unit === 'in' ? 2.54 : 1;
+    const sizes = chart.sizes.map((size) => ({
+      label: size.label,
+      platformVariantId: bySize.get(size.label) ?? null,
+      bodyCm:
+        chart.measurement_type === 'body'
+          ? Object.fromEntries(Object.entries(size.measurements).map(([zone, r]) => [zone, { min: r.min * toCm, max: r.max * toCm }]))
+          : {},
+    }));
+    return { id: product.id, variants, sizes };
   }
 }

@@ -1,0 +1,105 @@
+/** The integrator's backend, as the widget calls it: JSON in, JSON out, same origin (its cookie names the sessions). */
+
+export interface Question {
+  readonly key: string;
+  readonly required: boolean;
+}
+
+export interface Size {
+  readonly label: string;
+  /** The storefront's variant in this size, or null when it sells none. */
+  readonly variant_id: string | null;
+}
+
+export interface Started {
+  readonly session_id: string;
+  readonly questions: readonly Question[];
+  readonly sizes: readonly Size[];
+}
+
+export interface Alternative {
+  readonly size_label: string;
+  readonly confidence: number;
+  /** Per zone, how this size would fit (the backend reads it off the chart). */
+  readonly fit?: Readonly<Record<string, string>>;
+}
+
+export interface Recommendation {
+  readonly size_label: string;
+  readonly confidence: number;
+  readonly fit: Readonly<Record<string, string>>;
+  readonly alternatives: readonly Alternative[];
+  readonly adjustment: { readonly source: string; readonly size_steps: number; readonly chart_size_label: string } | null;
+}
+
+export interface Decided {
+  readonly variant_id: string | null;
+  readonly cart_property: { readonly name: string; readonly value: string };
+}
+
+export interface FieldError {
+  readonly field: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export type Answer = { value: number; unit: string } | number | string | boolean;
+
+/** A refusal the shopper can act on (field errors), or the backend/service not answering. */
+export class BackendError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: readonly FieldError[] = [],
+  ) {
+    super(`the size service answered ${status}`);
+  }
+}
+
+export class Backend {
+  constructor(private readonly base: string) {}
+
+  viewed(product: string): void {
+    // The page works the same whether this is counted or not.
+    void this.post('/views', { product }).catch(() => undefined);
+  }
+
+  start(product: string): Promise<Started> {
+    return this.post('/sessions', { product });
+  }
+
+  answer(sessionId: string, answers: Record<string, Answer>): Promise<{ recommendation: Recommendation }> {
+    return this.post(`/sessions/${encodeURIComponent(sessionId)}/answers`, { answers });
+  }
+
+  decide(sessionId: string, sizeLabel: string): Promise<Decided> {
+    return this.post(`/sessions/${encodeURIComponent(sessionId)}/decision`, { size_label: sizeLabel });
+  }
+
+  private async post<T>(path: string, body: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.base.replace(/\/$/, '')}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        credentials: 'same-origin',
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch {
+      throw new BackendError(0);
+    }
+    const text = await response.text().catch(() => '');
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null; // a proxy's error page: the status says enough
+    }
+    if (!response.ok) {
+      const errors =
+        typeof parsed === 'object' && parsed !== null && 'errors' in parsed && Array.isArray(parsed.errors) ? parsed.errors : [];
+      throw new BackendError(response.status, errors as FieldError[]);
+    }
+    return parsed as T;
+  }
+}

@@ -1,0 +1,370 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  freePort,
+  horizontalOverflow,
+  launchBrowser,
+  newContext,
+  screenshotFolder,
+  SKIP_BROWSER_TESTS,
+  watch,
+} from '../../test/support/browser.js';
+import { createSizeFitClient, secretOf, type SizeFitClient } from '../client/size-fit.js';
+import { createBackend } from '../example-backend/app.js';
+import { seedCatalog } from '../example-storefront/catalog.js';
+import { useService } from '../testing/service.js';
+import { buildWidget } from './build.js';
+
+/**
+ * The shopper's widget in Chromium, on the example storefront served by the example backend, against the real
+ * service: the whole flow from the product page to the purchase in the store's metrics, field errors, keyboard only,
+ * a phone's width, each language, an outage, and what the page receives. axe-core checks every step.
+ *
+ * SAVE_SCREENSHOTS=1 keeps screenshots in docs/screenshots/widget (`npm run widget:screenshots`).
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SECRET_KEY = /sf[ko]_[0-9A-Za-z]{46}/;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+const suite = SKIP_BROWSER_TESTS ? describe.skip : describe;
+
+suite('the shopper’s size widget in Chromium, on the example storefront', () => {
+  const service = useService();
+  let browser: Browser;
+  let widgetScript: string;
+  let admin: SizeFitClient;
+  let storeId: string;
+  let shop: string;
+  let deadShop: string;
+  const servers: Server[] = [];
+  let shots: ReturnType<typeof screenshotFolder>;
+
+  const listen = async (app: ReturnType<typeof createBackend>) => {
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    servers.push(server);
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('not listening');
+    return `http://127.0.0.1:${address.port}`;
+  };
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    shots = screenshotFolder();
+    widgetScript = await buildWidget();
+    const client = (apiKey: string) => createSizeFitClient({ baseUrl: service.baseUrl, apiKey, fetch: service.fetch });
+    const created = await client(service.operatorKey).POST('/v1/merchants', { body: { name: 'Widget shop' } });
+    admin = client(secretOf(created.api_key));
+    storeId = (await admin.POST('/v1/stores', { body: { name: 'Widget store' } })).id;
+    const key = await admin.POST('/v1/api-keys', {
+      body: { name: 'shop backend', store_id: storeId, scopes: ['catalog', 'fit', 'events'] },
+    });
+    await seedCatalog(admin, storeId);
+    const backend = (baseUrl: string) =>
+      createBackend({
+        sizeFit: { baseUrl, apiKey: secretOf(key), storeId, fetch: service.fetch },
+        webhookSecret: randomBytes(32).toString('base64'),
+        cookieSecret: randomBytes(32).toString('base64'),
+        secureCookies: false,
+        storefront: { widgetScript },
+      });
+    shop = await listen(backend(service.baseUrl));
+    // The same storefront whose Size-Fit does not answer: nothing listens on that port.
+    deadShop = await listen(backend(`http://127.0.0.1:${await freePort()}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    shots?.cleanUp();
+  });
+
+  const shot = async (page: Page, name: string) => {
+    const dir = join(shots.dir, 'widget');
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  };
+
+  /** axe-core on the page as it is now, the widget's shadow DOM and its open dialog included. */
+  async function axe(page: Page, step: string): Promise<void> {
+    if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE);
+    const violations = await page.evaluate<
+      string[]
+    >(`axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] })
+      .then((r) => r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.map((n) => JSON.stringify(n.target)).join(', ')))`);
+    expect({ step, violations }).toEqual({ step, violations: [] });
+  }
+
+  async function open(context: BrowserContext, path: string) {
+    const page = await context.newPage();
+    const watched = watch(page);
+    await page.goto(`${shop}${path}`);
+    await page.locator('size-fit-button').getByRole('button', { name: /./ }).first().waitFor();
+    return { page, watched };
+  }
+
+  const widget = (page: Page) => page.locator('size-fit-button');
+  const dialog = (page: Page) => page.getByRole('dialog');
+
+  async function answer(page: Page, values: { height?: string; weight?: string; age?: string; chest?: string }) {
+    const form = dialog(page);
+    await form.locator('#q-height').waitFor();
+    if (values.height !== undefined) await form.locator('#q-height').fill(values.height);
+    if (values.weight !== undefined) await form.locator('#q-weight').fill(values.weight);
+    if (values.age !== undefined) await form.locator('#q-age').fill(values.age);
+    if (values.chest !== undefined) await form.locator('#q-chest').fill(values.chest);
+  }
+
+  it('takes a shopper from the product page to a purchase counted in the metrics, with nothing secret sent to the page', async () => {
+    // Another shopper first: her session id must never reach the first one's page.
+    const other = await newContext(browser);
+    const { page: otherPage } = await open(other, '/products/gid-1001');
+    const started = otherPage.waitForResponse((r) => r.url().endsWith('/fit/sessions'));
+    await widget(otherPage).getByRole('button', { name: 'Find my size' }).click();
+    const otherStart = await started;
+    const otherSession: string = (await otherStart.json()).session_id;
+    await other.close();
+
+    const context = await newContext(browser);
+    const bodies: Array<Promise<string>> = [];
+    context.on('response', (response) => {
+      bodies.push(
+        (async () => `${response.url()}\n${JSON.stringify(await response.allHeaders())}\n${await response.text().catch(() => '')}`)(),
+      );
+    });
+    const { page, watched } = await open(context, '/products/gid-1001');
+    await axe(page, 'product page');
+    await shot(page, '01-product-page-en');
+
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await expect(dialog(page).getByRole('heading', { name: 'Find your size' }).isVisible()).resolves.toBe(true);
+    await answer(page, { height: '180', weight: '76', age: '34', chest: '98' });
+    await dialog(page).getByLabel('Male', { exact: true }).check();
+    await dialog(page).getByLabel('Regular', { exact: true }).check();
+    await dialog(page).getByLabel('The size you usually wear').selectOption('M');
+    await expect(
+      dialog(page).getByText('How to measure: around the fullest part of your chest, under the arms.').isVisible(),
+    ).resolves.toBe(true);
+    await axe(page, 'questions');
+    await shot(page, '02-questions-en');
+
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    const result = dialog(page).getByRole('region', { name: 'Your size' });
+    await result.waitFor();
+    const text = await result.innerText();
+    expect(text).toMatch(/We suggest (XS|S|M|L|XL)\./);
+    expect(text).toMatch(/very sure|likely to fit|best guess|not very sure/);
+    expect(text).toMatch(/Next best: (XS|S|M|L|XL)\./);
+    expect(text).toMatch(/(XS|S|M|L|XL): (a regular fit|looser|closer|too tight|too loose) at the (chest|waist)/);
+    await axe(page, 'answer');
+    await shot(page, '03-answer-en');
+
+    const size = (text.match(/We suggest (XS|S|M|L|XL)\./) ?? [])[1] ?? '';
+    const selected = page.evaluate<{ size_label: string; variant_id: string }>(
+      `new Promise((resolve) => document.addEventListener('size-fit-select', (e) => resolve(e.detail), { once: true }))`,
+    );
+    await dialog(page)
+      .getByRole('button', { name: `Choose ${size}` })
+      .click();
+    expect(await selected).toMatchObject({ size_label: size, variant_id: `gid-1001-${size}` });
+    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    // the dialog gave the focus back to the button that opened it; the page's size picker took the size
+    await expect(page.evaluate(`document.activeElement?.tagName`)).resolves.toBe('SIZE-FIT-BUTTON');
+    await expect(page.locator('#size').inputValue()).resolves.toBe(`gid-1001-${size}`);
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await expect(page.locator('#cart-count').textContent()).resolves.toBe('1');
+    await axe(page, 'size chosen, in the cart');
+    await shot(page, '04-chosen-en');
+
+    await page.getByRole('link', { name: /Cart/ }).click();
+    await page.getByRole('button', { name: 'Place order' }).waitFor();
+    await axe(page, 'cart');
+    await shot(page, '05-cart-en');
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor();
+    await axe(page, 'order placed');
+
+    const metrics = await admin.GET('/v1/stores/{store_id}/metrics', { params: { path: { store_id: storeId } } });
+    expect(metrics.counts).toMatchObject({ accepted_sessions: 1, converted_sessions: 1, purchased_lines: 1 });
+    const viewed = [];
+    for await (const event of admin.list('/v1/stores/{store_id}/events', {
+      params: { path: { store_id: storeId }, query: { type: 'fit_viewed' } },
+    }))
+      viewed.push(event);
+    expect(viewed.length).toBe(2); // one page view per shopper
+
+    // The next product: her answers are filled in from her own browser.
+    await page.goto(`${shop}/products/gid-1002`);
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await expect(dialog(page).getByText('We filled in your answers from last time.', { exact: false }).isVisible()).resolves.toBe(true);
+    await expect(dialog(page).locator('#q-height').inputValue()).resolves.toBe('180');
+    await expect(dialog(page).getByLabel('Male', { exact: true }).isChecked()).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+
+    const received = await Promise.all(bodies);
+    const all = received.join('\n');
+    expect(all).not.toMatch(SECRET_KEY);
+    expect(all).not.toContain(service.baseUrl);
+    expect(all).not.toContain(new URL(service.baseUrl).host);
+    expect(all).not.toContain(otherSession);
+    const ownSessions = new Set(received.filter((r) => r.includes('/fit/sessions')).flatMap((r) => r.match(UUID) ?? []));
+    expect(ownSessions.has(otherSession)).toBe(false);
+    expect(watched.problems).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('shows the service’s field errors beside their fields', async () => {
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1001');
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '400', weight: '', age: '34' });
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    const heightError = dialog(page).locator('#q-height-error');
+    await heightError.filter({ hasText: /outside what we can size/ }).waitFor();
+    await expect(dialog(page).locator('#q-weight-error').textContent()).resolves.toBe('Please answer this question.');
+    await expect(dialog(page).locator('#q-height').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(dialog(page).locator('#q-height').getAttribute('aria-describedby')).resolves.toContain('q-height-error');
+    await expect(page.evaluate(`document.querySelector('size-fit-button').shadowRoot.activeElement.id`)).resolves.toBe('q-height');
+    await axe(page, 'field errors');
+    await shot(page, '06-field-errors-en');
+    await context.close();
+  }, 60_000);
+
+  it('works with the keyboard alone: focus stays in the dialog and comes back to the button', async () => {
+    const context = await newContext(browser);
+    const { page, watched } = await open(context, '/products/gid-1001');
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => { const w = document.querySelector('size-fit-button'); const a = w.shadowRoot.activeElement; return a ? (a.id || a.className || a.tagName) : (document.activeElement.id || document.activeElement.tagName); })()`,
+      );
+    // Tab from the page's start to the widget's button
+    for (let i = 0; i < 10 && (await focused()) !== 'open'; i++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('open');
+    await page.keyboard.press('Enter');
+    await dialog(page).locator('#q-height').waitFor();
+    // Tabbing around never leaves the dialog
+    const seen = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      seen.add(await focused());
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(['close', 'q-height', 'q-weight', 'primary']));
+    expect(await page.evaluate(`document.activeElement.tagName`)).toBe('SIZE-FIT-BUTTON');
+    // Answer by keyboard: type into the fields, arrows in the radio groups, Enter submits
+    await dialog(page).locator('#q-height').focus();
+    await page.keyboard.type('172');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('65');
+    await page.keyboard.press('Enter');
+    await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
+    expect(await focused()).toBe('result-title');
+    await page.keyboard.press('Escape');
+    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    expect(await focused()).toBe('open');
+    await page.keyboard.press('Enter');
+    await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
+    // Choose the size with the keyboard: Tab to the first choose button
+    for (let i = 0; i < 20 && !(await focused()).includes('primary'); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    expect(await focused()).toBe('open');
+    await expect(page.locator('#size').inputValue()).resolves.toMatch(/^gid-1001-/);
+    expect(watched.problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('fits a 320 px wide phone and 200% zoom without sideways scrolling', async () => {
+    const context = await newContext(browser, { viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true });
+    const { page } = await open(context, '/products/gid-1001');
+    expect((await horizontalOverflow(page)).offenders).toEqual([]);
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '165', weight: '58' });
+    await shot(page, '07-phone-questions');
+    const box = await dialog(page).boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 320).toBe(true);
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
+    const scroll = await page.evaluate<{ scrollWidth: number; clientWidth: number }>(
+      `(() => { const d = document.querySelector('size-fit-button').shadowRoot.querySelector('dialog'); return { scrollWidth: d.scrollWidth, clientWidth: d.clientWidth }; })()`,
+    );
+    expect(scroll.scrollWidth).toBeLessThanOrEqual(scroll.clientWidth);
+    await axe(page, 'phone');
+    await shot(page, '08-phone-answer');
+    await context.close();
+  }, 60_000);
+
+  const LANGUAGES = [
+    { lang: 'de', open: 'Meine Größe finden', title: 'Ihre Größe finden', submit: 'Meine Größe zeigen', result: 'Ihre Größe', unit: 'cm' },
+    { lang: 'fr', open: 'Trouver ma taille', title: 'Trouvez votre taille', submit: 'Voir ma taille', result: 'Votre taille', unit: 'cm' },
+    { lang: 'es', open: 'Encontrar mi talla', title: 'Encuentra tu talla', submit: 'Ver mi talla', result: 'Tu talla', unit: 'cm' },
+    { lang: 'en-US', open: 'Find my size', title: 'Find your size', submit: 'Show my size', result: 'Your size', unit: 'in' },
+  ];
+
+  it('speaks the page’s language, with its units, and switches units on request', async () => {
+    const context = await newContext(browser);
+    for (const language of LANGUAGES) {
+      const { page, watched } = await open(context, `/products/gid-1001?lang=${language.lang}`);
+      await page.evaluate(`localStorage.clear()`);
+      await widget(page).getByRole('button', { name: language.open }).click();
+      await dialog(page).getByRole('heading', { name: language.title }).waitFor();
+      await expect(dialog(page).locator('#q-height-unit').textContent()).resolves.toBe(language.unit);
+      if (language.unit === 'in') {
+        await answer(page, { height: '70', weight: '160' });
+        await dialog(page).locator('#units-metric').check();
+        await expect(dialog(page).locator('#q-height').inputValue()).resolves.toBe('177.8');
+        await expect(dialog(page).locator('#q-weight-unit').textContent()).resolves.toBe('kg');
+      } else await answer(page, { height: '178', weight: '74' });
+      await axe(page, `questions ${language.lang}`);
+      await shot(page, `10-questions-${language.lang}`);
+      await dialog(page).getByRole('button', { name: language.submit }).click();
+      await dialog(page).getByRole('region', { name: language.result }).waitFor();
+      await axe(page, `answer ${language.lang}`);
+      await shot(page, `11-answer-${language.lang}`);
+      expect(watched.problems).toEqual([]);
+      await page.close();
+    }
+    await context.close();
+  }, 120_000);
+
+  it('does not break a right-to-left page', async () => {
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1001');
+    await page.evaluate(`document.documentElement.dir = 'rtl'`);
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '178' });
+    const layout = await page.evaluate<{ label: number; input: number }>(
+      `(() => { const r = document.querySelector('size-fit-button').shadowRoot; return { label: r.querySelector('label[for=q-height]').getBoundingClientRect().right, input: r.querySelector('#q-height').getBoundingClientRect().right }; })()`,
+    );
+    expect(Math.abs(layout.label - layout.input)).toBeLessThan(2); // both start at the right edge
+    expect((await horizontalOverflow(page)).offenders).toEqual([]);
+    await shot(page, '12-questions-rtl');
+    await context.close();
+  }, 60_000);
+
+  it('says so when the service cannot be reached, and the page keeps working', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${deadShop}/products/gid-1001`);
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    const alert = dialog(page).getByRole('alert');
+    await alert.filter({ hasText: 'Size help is not available right now.' }).waitFor();
+    await axe(page, 'outage');
+    await shot(page, '09-outage-en');
+    await dialog(page).getByRole('button', { name: 'Close' }).first().click();
+    await page.locator('#size').selectOption('gid-1001-M');
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await expect(page.locator('#cart-count').textContent()).resolves.toBe('1');
+    await context.close();
+  }, 60_000);
+
+  it('bundles into at most 25 KB gzipped', () => {
+    expect(gzipSync(widgetScript).length).toBeLessThanOrEqual(25 * 1024);
+  });
+});
