@@ -28,6 +28,6 @@ import { SizeChartsService } from './size-charts.service.js';
     CatalogReferences,
     CatalogLookups,
   ],
-  exports: [CatalogReferences, CatalogLookups],
+  exports: [CatalogReferences, CatalogLookups, ProductTypesService, SizeChartsService, ProductsService],
 })
 export class CatalogModule {}

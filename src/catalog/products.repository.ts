@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { isId } from '../common/http/ids.js';
-import { paginate, type Page } from '../common/http/pagination.js';
+import { paginate, type Page, type PageQuery } from '../common/http/pagination.js';
 import type { Removal } from '../common/http/removal.js';
 import { removeOrArchive } from '../database/remove-or-archive.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -12,7 +12,7 @@ import { findInStore, findReference, queryInStore } from '../common/tenancy/stor
 import type { Store } from '../stores/store.entity.js';
 import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
 import { duplicate, type ExternalIdRow } from './catalog-errors.js';
-import type { ProductListQuery } from './dto/product.dto.js';
+import type { ProductListQuery, ProductSearch } from './dto/product.dto.js';
 
 /** A chart's sizes and the product's first active variant of one size, both locked `FOR KEY SHARE` (`lockSize`). */
 const LOCK_SIZE = prepared<{ sizes: SizeChart['sizes'] | null; variant_id: string | null }>(
@@ -53,6 +53,19 @@ export class ProductsRepository {
       products.andWhere('product.external_id = :externalId', { externalId: query.external_id });
     }
     return paginate(products, query, present);
+  }
+
+  /** The store's active products whose title or platform id contains `search.text`, of a type and on a chart; newest first. */
+  search<T>(store: Store, search: ProductSearch, page: PageQuery, present: (product: Product) => T): Promise<Page<T>> {
+    const products = queryInStore(this.products.manager, Product, 'product', store).andWhere('product.archived_at IS NULL');
+    const text = search.text?.trim();
+    if (text) {
+      const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      products.andWhere('(product.title ILIKE :pattern OR product.external_id ILIKE :pattern)', { pattern });
+    }
+    if (search.product_type_id) products.andWhere('product.product_type_id = :typeId', { typeId: search.product_type_id });
+    if (search.size_chart_id) products.andWhere('product.size_chart_id = :chartId', { chartId: search.size_chart_id });
+    return paginate(products, page, present);
   }
 
   /** The store's product `id`; 404 otherwise. */

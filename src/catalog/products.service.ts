@@ -13,6 +13,7 @@ import {
   type CreateProductRequest,
   type CreateVariantRequest,
   type ProductListQuery,
+  type ProductSearch,
   ProductResponse,
   type UpdateProductRequest,
   type UpdateVariantRequest,
@@ -60,6 +61,11 @@ export class ProductsService {
 
   list(store: Store, query: ProductListQuery): Promise<Page<ProductResponse>> {
     return this.products.list(store, query, ProductResponse.from);
+  }
+
+  /** The console's list: active products matching `search`, newest first. */
+  search(store: Store, search: ProductSearch, page: PageQuery): Promise<Page<ProductResponse>> {
+    return this.products.search(store, search, page, ProductResponse.from);
   }
 
   async get(store: Store, id: string): Promise<ProductResponse> {

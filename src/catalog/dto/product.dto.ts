@@ -86,6 +86,13 @@ export class ProductListQuery extends PageQuery {
   external_id?: string;
 }
 
+/** What the console's product list narrows to: words of the title or platform id, a type, a chart. Active products only. */
+export interface ProductSearch {
+  readonly text?: string;
+  readonly product_type_id?: string;
+  readonly size_chart_id?: string;
+}
+
 export class ProductResponse {
   @ApiProperty({ format: 'uuid', example: EXAMPLE_ID.product })
   id: string;
