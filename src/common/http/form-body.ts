@@ -2,8 +2,11 @@ import express, { type Request, type Response } from 'express';
 import { ProblemError } from '../problems/problem-error.js';
 import { hasBody } from './json-body.js';
 
-/** Console forms are small: a few fields, the largest an API key or a password. */
-const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50, type: () => true });
+/**
+ * Console forms are small. The largest is a size chart: up to 50 sizes of a label and nine ranges (some 950 fields), or
+ * the same as CSV text.
+ */
+const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 1000, type: () => true });
 
 /**
  * Reads an HTML form body (`application/x-www-form-urlencoded`, UTF-8) into `request.body`; anything else is refused
