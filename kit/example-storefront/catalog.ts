@@ -11,6 +11,8 @@ export interface ShopProduct {
   readonly price: string;
   readonly description: string;
   readonly sizes: ReadonlyArray<{ readonly label: string; readonly variantId: string }>;
+  /** As the merchant states it in Size-Fit: the recommendation moves the shopper up or down, and says so. */
+  readonly fit: 'runs_small' | 'true_to_size' | 'runs_large';
 }
 
 const LABELS = ['XS', 'S', 'M', 'L', 'XL'];
@@ -23,13 +25,15 @@ export const SHOP_PRODUCTS: readonly ShopProduct[] = [
     price: '€39.00',
     description: 'Fine merino wool, a regular cut.',
     sizes: variants('gid-1001'),
+    fit: 'true_to_size',
   },
   {
     id: 'gid-1002',
     title: 'Linen overshirt',
     price: '€69.00',
-    description: 'Washed linen, worn open or closed.',
+    description: 'Washed linen, a slim cut that runs small.',
     sizes: variants('gid-1002'),
+    fit: 'runs_small',
   },
 ];
 
@@ -72,7 +76,13 @@ export async function seedCatalog(client: SizeFitClient, storeId: string): Promi
   for (const shopProduct of SHOP_PRODUCTS) {
     const product = await client.POST('/v1/stores/{store_id}/products', {
       params: inStore,
-      body: { title: shopProduct.title, external_id: shopProduct.id, product_type_id: type.id, size_chart_id: chart.id },
+      body: {
+        title: shopProduct.title,
+        external_id: shopProduct.id,
+        product_type_id: type.id,
+        size_chart_id: chart.id,
+        fit_adjustment: shopProduct.fit,
+      },
     });
     for (const size of shopProduct.sizes)
       await client.POST('/v1/stores/{store_id}/products/{product_id}/variants', {

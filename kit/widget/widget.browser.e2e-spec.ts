@@ -144,7 +144,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await shot(page, '01-product-page-en');
 
     await widget(page).getByRole('button', { name: 'Find my size' }).click();
-    await expect(dialog(page).getByRole('heading', { name: 'Find your size' }).isVisible()).resolves.toBe(true);
+    await dialog(page).getByRole('heading', { name: 'Find your size' }).waitFor();
     await answer(page, { height: '180', weight: '76', age: '34', chest: '98' });
     await dialog(page).getByLabel('Male', { exact: true }).check();
     await dialog(page).getByLabel('Regular', { exact: true }).check();
@@ -174,12 +174,12 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
       .getByRole('button', { name: `Choose ${size}` })
       .click();
     expect(await selected).toMatchObject({ size_label: size, variant_id: `gid-1001-${size}` });
-    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    await dialog(page).waitFor({ state: 'hidden' });
     // the dialog gave the focus back to the button that opened it; the page's size picker took the size
     await expect(page.evaluate(`document.activeElement?.tagName`)).resolves.toBe('SIZE-FIT-BUTTON');
     await expect(page.locator('#size').inputValue()).resolves.toBe(`gid-1001-${size}`);
     await page.getByRole('button', { name: 'Add to cart' }).click();
-    await expect(page.locator('#cart-count').textContent()).resolves.toBe('1');
+    await page.waitForFunction(`document.getElementById('cart-count').textContent === '1'`);
     await axe(page, 'size chosen, in the cart');
     await shot(page, '04-chosen-en');
 
@@ -203,7 +203,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     // The next product: her answers are filled in from her own browser.
     await page.goto(`${shop}/products/gid-1002`);
     await widget(page).getByRole('button', { name: 'Find my size' }).click();
-    await expect(dialog(page).getByText('We filled in your answers from last time.', { exact: false }).isVisible()).resolves.toBe(true);
+    await dialog(page).getByText('We filled in your answers from last time.', { exact: false }).waitFor();
     await expect(dialog(page).locator('#q-height').inputValue()).resolves.toBe('180');
     await expect(dialog(page).getByLabel('Male', { exact: true }).isChecked()).resolves.toBe(true);
     await page.keyboard.press('Escape');
@@ -219,6 +219,22 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     expect(watched.problems).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('explains a close call between two sizes, and a style that runs small', async () => {
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1002');
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '178', weight: '74', chest: '98', age: '' });
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    const result = dialog(page).getByRole('region', { name: 'Your size' });
+    await result.waitFor();
+    const text = await result.innerText();
+    expect(text).toMatch(/This style runs small: we moved you up (a little|half a size|one size)\./);
+    expect(text).toMatch(/You are between (XS|S|M|L|XL) and (XS|S|M|L|XL): take \2 if you like more room, \1 for a closer fit\./);
+    await axe(page, 'close call');
+    await shot(page, '03b-answer-between-sizes-en');
+    await context.close();
+  }, 60_000);
 
   it('shows the service’s field errors beside their fields', async () => {
     const context = await newContext(browser);
@@ -266,14 +282,14 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
     expect(await focused()).toBe('result-title');
     await page.keyboard.press('Escape');
-    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    await dialog(page).waitFor({ state: 'hidden' });
     expect(await focused()).toBe('open');
     await page.keyboard.press('Enter');
     await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
     // Choose the size with the keyboard: Tab to the first choose button
     for (let i = 0; i < 20 && !(await focused()).includes('primary'); i++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await expect(dialog(page).isVisible()).resolves.toBe(false);
+    await dialog(page).waitFor({ state: 'hidden' });
     expect(await focused()).toBe('open');
     await expect(page.locator('#size').inputValue()).resolves.toMatch(/^gid-1001-/);
     expect(watched.problems).toEqual([]);
@@ -360,7 +376,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await dialog(page).getByRole('button', { name: 'Close' }).first().click();
     await page.locator('#size').selectOption('gid-1001-M');
     await page.getByRole('button', { name: 'Add to cart' }).click();
-    await expect(page.locator('#cart-count').textContent()).resolves.toBe('1');
+    await page.waitForFunction(`document.getElementById('cart-count').textContent === '1'`);
     await context.close();
   }, 60_000);
 
