@@ -4,7 +4,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The one script the image runs besides the service: `docker run --rm <image> node dist/scripts/operator-key.js`
+# prints a new operator bootstrap key.
+COPY scripts/operator-key.ts ./scripts/
+RUN npm run build && npm prune --omit=dev && rm -f dist/*.tsbuildinfo
 
 FROM node:20-bookworm-slim
 WORKDIR /app

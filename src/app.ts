@@ -1,14 +1,64 @@
+import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import { type Logger as PinoInstance, symbols } from 'pino';
 import { AppModule } from './app.module.js';
 import { BoundedExpressAdapter } from './common/http/bounded-express-adapter.js';
 import { requestLogging, serviceLogger } from './common/logging/logger-options.js';
 import { setUpOpenApi } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app.config.js';
 import { openDatabase, type OpenOptions } from './database/database.js';
+import { HOME_PAGE_POLICY, homePage } from './home-page.js';
+
+/** Nest's own start-up lines (one per module, controller and route: over a hundred) are debug; info says what matters. */
+const START_UP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+class StartUpQuietLogger implements LoggerService {
+  constructor(private readonly logger: LoggerService) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && START_UP_CONTEXTS.has(context)) this.logger.debug?.(message, ...rest);
+    else this.logger.log(message, ...rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.logger.error(message, ...rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.logger.warn(message, ...rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.logger.debug?.(message, ...rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.logger.verbose?.(message, ...rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.logger.fatal?.(message, ...rest);
+  }
+}
+
+/** The pino logger of each application `createApp` built, for `logsWritten`. */
+const serviceLoggers = new WeakMap<NestExpressApplication, PinoInstance>();
+
+/** Log lines are written asynchronously: resolves once those logged so far are out (before an exit). */
+export function logsWritten(app: NestExpressApplication): Promise<void> {
+  return new Promise((done) => {
+    const logger = serviceLoggers.get(app);
+    if (logger) logger.flush(() => done());
+    else done();
+  });
+}
+
+/** Writes `text` as is to where the logs go, after the lines logged so far. */
+export function printAfterLogs(app: NestExpressApplication, text: string): void {
+  const logger = serviceLoggers.get(app);
+  if (logger) (logger as unknown as Record<symbol, NodeJS.WritableStream>)[symbols.streamSym].write(text);
+  else process.stdout.write(text);
+}
 
 /**
  * Builds the service (database opened and migrated, every route wired) without listening. `main.ts` listens;
@@ -32,7 +82,8 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
     await dataSource.destroy();
     throw error;
   }
-  app.useLogger(app.get(Logger));
+  serviceLoggers.set(app, logger);
+  app.useLogger(new StartUpQuietLogger(app.get(Logger)));
   // First of all: every request is logged, whatever answers it.
   app.use(requestLogging(logger));
   app.disable('x-powered-by');
@@ -60,6 +111,15 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
     if (!request.path.startsWith('/v1/')) return pages(request, response, next);
     for (const [name, value] of apiHeaders) response.setHeader(name, value);
     next();
+  });
+  // Where a person who opens the service's address lands (with the pages' headers above, and the console's policy).
+  let home: string | undefined;
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    if (request.path !== '/' || (request.method !== 'GET' && request.method !== 'HEAD')) return next();
+    home ??= homePage();
+    response.setHeader('Cache-Control', 'no-cache');
+    response.setHeader('Content-Security-Policy', HOME_PAGE_POLICY);
+    response.status(200).type('text/html; charset=utf-8').send(home);
   });
   // No CORS: secret keys belong on the integrator's server, never in a browser.
   setUpOpenApi(app, config.publicUrl);

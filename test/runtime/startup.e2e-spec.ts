@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Client } from 'pg';
+import { OperatorKeyService } from '../../src/api-keys/operator-key.service.js';
 import { type AppConfig, ConfigError } from '../../src/config/app.config.js';
 import { openDatabase } from '../../src/database/database.js';
 import { bearer, startApp, testConfig } from '../support/app.js';
@@ -57,12 +58,13 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
   }, SLOW);
 
   it(
-    'creates an operator key on first start, prints it once, and keeps data across restarts',
+    'creates an operator key on first start, hands it out once, never writes it meanwhile, and keeps data across restarts',
     async () => {
       const first = await capturingStdout(start);
-      const printed = first.output.match(/sfo_[0-9A-Za-z]{46}/g) ?? [];
-      expect(printed).toHaveLength(1);
-      const operatorKey = printed[0] as string;
+      expect(first.output).not.toMatch(/sfo_/);
+      const operatorKey = first.result.app.get(OperatorKeyService).takeCreated() as string;
+      expect(operatorKey).toMatch(/^sfo_[0-9A-Za-z]{46}$/);
+      expect(first.result.app.get(OperatorKeyService).takeCreated()).toBeNull();
       const merchant = await first.result.http().post('/v1/merchants').set(bearer(operatorKey)).send({ name: 'Kept' });
       expect(merchant.status).toBe(201);
       await first.result.close();
@@ -70,6 +72,7 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
       const second = await capturingStdout(start);
       try {
         expect(second.output).not.toMatch(/sfo_/);
+        expect(second.result.app.get(OperatorKeyService).takeCreated()).toBeNull();
         const again = await second.result.http().get('/v1/merchant').set(bearer(merchant.body.api_key.secret));
         expect(again.status).toBe(200);
         expect(again.body).toEqual(merchant.body.merchant);
@@ -86,7 +89,7 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     'stores only the digest of the operator key it created',
     async () => {
       const started = await capturingStdout(start);
-      const secret = started.output.match(/sfo_[0-9A-Za-z]{46}/)?.[0] as string;
+      const secret = started.result.app.get(OperatorKeyService).takeCreated() as string;
       const { DataSource } = await import('typeorm');
       const rows = await started.result.app.get(DataSource).query('SELECT * FROM operator_keys');
       await started.result.close();

@@ -64,6 +64,8 @@ export interface ServiceProcess {
   stop(): Promise<void>;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** Everything the process wrote to stdout so far (with `captureStdout`; else nothing). */
+  stdout(): string;
 }
 
 /** A port nobody listens on now (the OS's choice). */
@@ -83,6 +85,8 @@ export interface ServiceOptions {
   readonly env?: Record<string, string>;
   /** How long to wait for /readyz. */
   readonly readyWithinMs?: number;
+  /** Keeps what the process writes to stdout (its logs, the operator key of a first start), for `stdout()`. */
+  readonly captureStdout?: boolean;
 }
 
 /** Thrown when the process exits before it is ready (for example: its data directory is locked). */
@@ -111,7 +115,12 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
       RATE_LIMIT_PER_MINUTE: '0',
       ...options.env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    stdout += chunk;
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -151,5 +160,15 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     },
     close: () => kill('SIGTERM'),
   } as TestApp;
-  return { base, port, pid: child.pid as number, http, asTestApp, kill, stop: () => kill('SIGTERM'), stderr: () => stderr };
+  return {
+    base,
+    port,
+    pid: child.pid as number,
+    http,
+    asTestApp,
+    kill,
+    stop: () => kill('SIGTERM'),
+    stderr: () => stderr,
+    stdout: () => stdout,
+  };
 }
