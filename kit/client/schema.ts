@@ -953,14 +953,13 @@ export interface components {
             /** @example Acme EU */
             name: string;
             /**
-             * @description An ISO 4217 code of a currency in use.
-             * @default USD
+             * @description An ISO 4217 code of a currency in use. Default: `"USD"`.
              * @example EUR
              * @enum {string}
              */
             currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /**
-             * @default metric
+             * @description Default: `"metric"`.
              * @example metric
              * @enum {string}
              */
@@ -1508,8 +1507,7 @@ export interface components {
              */
             size_chart_id: string;
             /**
-             * @description How the product runs against its chart: runs_small moves shoppers up, runs_large down.
-             * @default true_to_size
+             * @description How the product runs against its chart: runs_small moves shoppers up, runs_large down. Default: `"true_to_size"`.
              * @example true_to_size
              * @enum {string}
              */
@@ -1684,8 +1682,7 @@ export interface components {
                 required: boolean;
             }[];
             /**
-             * @description The store's default for sessions started without a questionnaire.
-             * @default false
+             * @description The store's default for sessions started without a questionnaire. Default: `false`.
              * @example true
              */
             default?: boolean;
@@ -1831,6 +1828,19 @@ export interface components {
              */
             shopper_steps: number | null;
         };
+        RecommendationWarning: {
+            /**
+             * @description Stable; branch on it.
+             * @example no_variant
+             * @enum {string}
+             */
+            code: "no_variant";
+            /**
+             * @description For people.
+             * @example The product has no variant in size M: it cannot be bought in that size yet
+             */
+            message: string;
+        };
         RecommendationResponse: {
             /** @example M */
             size_label: string;
@@ -1913,6 +1923,11 @@ export interface components {
             model_version: string;
             /** @description What moved the stated chart’s answer. null on recommendations made before adjustments were reported. */
             adjustment: components["schemas"]["AdjustmentResponse"] | null;
+            /**
+             * @description What the shopper cannot act on as answered; empty when nothing. `no_variant`: the product has no active variant in the recommended size (`variant_id` is null), so the size cannot be bought until the store adds one.
+             * @example []
+             */
+            warnings: components["schemas"]["RecommendationWarning"][];
             /**
              * Format: date-time
              * @example 2026-11-21T09:16:42.031Z
@@ -2294,8 +2309,7 @@ export interface components {
              */
             new_variant_id?: string | null;
             /**
-             * @description Units on the line.
-             * @default 1
+             * @description Units on the line. Default: `1`.
              * @example 1
              */
             quantity?: number | null;
@@ -2796,7 +2810,7 @@ export interface components {
              * @example 0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b
              */
             request_id: string;
-            /** @description One entry per offending field: with a 400 that names fields, and with a 409 `duplicate`. */
+            /** @description One entry per offending field: with a 400 that names fields, with a 409 `duplicate`, and with a 409 `event_conflict` (each field that differs from the recorded event). */
             errors?: components["schemas"]["ProblemFieldError"][];
             /**
              * Format: uuid
@@ -8279,7 +8293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The key was stored with a different payload (`event_conflict`). */
+            /** @description The key was stored with a different payload (`event_conflict`); `errors` names each field that differs. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -92,10 +92,22 @@ function stringRules(rules: readonly ValidationMetadata[]): Pick<SchemaObject, '
 }
 
 /**
+ * An optional request field's default, said in its description rather than by the `default` keyword: client
+ * generators (openapi-typescript with its default options) read a `default` in a named schema as "always present",
+ * which is true of an answer but would make clients send what they may leave out.
+ */
+function describeDefault(property: SchemaObject): void {
+  const said = `Default: \`${JSON.stringify(property.default)}\`.`;
+  property.description = property.description ? `${property.description} ${said}` : said;
+  delete property.default;
+}
+
+/**
  * The request bodies' schemas say what the validation pipe enforces, read from the very rules it applies (so they
  * cannot drift apart): no field beyond those listed (`additionalProperties: false`, in nested objects too, as the
  * pipe and the nested checks refuse unknown fields with 400), each string's length limits, and the allowed values of
- * a field checked against a list (`@IsIn`) where the schema does not list them itself.
+ * a field checked against a list (`@IsIn`) where the schema does not list them itself; and an optional field's default
+ * in its description (`describeDefault`).
  */
 export function documentRequestRules(app: INestApplication, document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
@@ -111,6 +123,7 @@ export function documentRequestRules(app: INestApplication, document: OpenAPIObj
       const allowed = own.find((rule) => rule.name === 'isIn')?.constraints?.[0] as unknown[] | undefined;
       if (allowed && property.enum === undefined) property.enum = [...allowed];
       closeNestedObjects(property);
+      if (property.default !== undefined && !schema.required?.includes(name)) describeDefault(property);
     }
     schema.additionalProperties = false;
   }
