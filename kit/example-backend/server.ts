@@ -5,8 +5,10 @@
  *   SHOP_WEBHOOK_SECRET=… COOKIE_SECRET=$(openssl rand -base64 32) PORT=8080 npm run kit:backend
  *
  * SIZE_FIT_KEY is a key bound to the store with the catalog, fit and events scopes. SECURE_COOKIES=false only for a
- * local http test.
+ * local http test. STOREFRONT=true also serves the example storefront and the widget (kit/example-storefront), for a
+ * store whose catalog is the example shop's (`npm run kit:storefront` sets all of this up).
  */
+import { buildWidget } from '../widget/build.js';
 import { createBackend } from './app.js';
 
 function required(name: string): string {
@@ -27,6 +29,7 @@ const app = createBackend({
   webhookSecret: required('SHOP_WEBHOOK_SECRET'),
   cookieSecret: required('COOKIE_SECRET'),
   secureCookies: process.env.SECURE_COOKIES !== 'false',
+  storefront: process.env.STOREFRONT === 'true' ? { widgetScript: await buildWidget() } : undefined,
   log: (message, fields) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), message, ...fields })}\n`),
 });
 const port = Number(process.env.PORT ?? 8080);
