@@ -21,6 +21,102 @@
     });
   });
 
+  // "Select every product shown", beside the products' checkboxes.
+  document.querySelectorAll('input[data-selects]').forEach(function (all) {
+    var form = all.form;
+    var name = all.getAttribute('data-selects');
+    if (!form) return;
+    all.hidden = false;
+    all.addEventListener('change', function () {
+      form.querySelectorAll('input[type="checkbox"][name="' + name + '"]').forEach(function (box) {
+        box.checked = all.checked;
+      });
+    });
+  });
+
+  // A chosen CSV file fills the text box the form sends.
+  document.querySelectorAll('input[type="file"][data-fills]').forEach(function (picker) {
+    var target = document.getElementById(picker.getAttribute('data-fills'));
+    if (!target) return;
+    picker.addEventListener('change', function () {
+      var file = picker.files && picker.files[0];
+      if (!file) return;
+      file.text().then(function (text) {
+        target.value = text;
+      });
+    });
+  });
+
+  // The chart's ranges, drawn again as the figures change: one bar per size, on a scale shared by the sizes.
+  var chartForm = document.getElementById('chart-form');
+  var preview = document.getElementById('range-preview');
+  if (chartForm && preview) {
+    var SVG = 'http://www.w3.org/2000/svg';
+    var number = function (text) {
+      var value = Number(String(text).trim().replace(',', '.'));
+      return text.trim() === '' || !isFinite(value) ? null : value;
+    };
+    var redraw = function () {
+      preview.querySelectorAll('figure[data-zone]').forEach(function (figure) {
+        var zone = figure.getAttribute('data-zone');
+        var rows = [];
+        chartForm.querySelectorAll('tr[data-row]').forEach(function (tr) {
+          var label = tr.querySelector('input.label').value.trim();
+          var min = number(tr.querySelector('input[data-zone="' + zone + '"][data-end="min"]').value);
+          var max = number(tr.querySelector('input[data-zone="' + zone + '"][data-end="max"]').value);
+          if (label && min !== null && max !== null && max > min) rows.push({ label: label, min: min, max: max });
+        });
+        var lo = Math.min.apply(
+          null,
+          rows.map(function (r) {
+            return r.min;
+          }),
+        );
+        var hi = Math.max.apply(
+          null,
+          rows.map(function (r) {
+            return r.max;
+          }),
+        );
+        var x = function (v) {
+          return 70 + ((v - lo) / Math.max(hi - lo, 1)) * 520;
+        };
+        var height = Math.max(rows.length, 1) * 18 + 20;
+        var svg = figure.querySelector('svg');
+        while (svg.firstChild) svg.removeChild(svg.firstChild);
+        svg.setAttribute('viewBox', '0 0 640 ' + height);
+        var add = function (tag, attrs, text) {
+          var el = document.createElementNS(SVG, tag);
+          Object.keys(attrs).forEach(function (k) {
+            el.setAttribute(k, attrs[k]);
+          });
+          if (text !== undefined) el.textContent = text;
+          svg.appendChild(el);
+        };
+        rows.forEach(function (r, i) {
+          add('text', { x: 64, y: i * 18 + 13, 'text-anchor': 'end' }, r.label);
+          add('rect', { x: x(r.min).toFixed(1), y: i * 18 + 3, width: (x(r.max) - x(r.min)).toFixed(1), height: 12, rx: 3 });
+        });
+        if (rows.length) {
+          add('text', { x: 70, y: height - 4 }, String(lo));
+          add('text', { x: 590, y: height - 4, 'text-anchor': 'end' }, String(hi));
+        }
+        var caption = figure.querySelector('figcaption').textContent;
+        svg.setAttribute(
+          'aria-label',
+          caption +
+            ' ranges: ' +
+            rows
+              .map(function (r) {
+                return r.label + ' ' + r.min + ' to ' + r.max;
+              })
+              .join('; '),
+        );
+      });
+    };
+    chartForm.addEventListener('input', redraw);
+  }
+
   // The daily chart, drawn by uPlot from the JSON the page carries.
   var chart = document.getElementById('daily-chart');
   var data = document.getElementById('daily-data');

@@ -7,12 +7,18 @@ import { ANONYMOUS_COOKIE, clearTokenCookie, readToken, SESSION_COOKIE, setToken
 import { type ConsoleIdentity, CurrentPrincipal, type MerchantPrincipal } from '../auth/principal.js';
 import { isId } from '../common/http/ids.js';
 import { StoresService } from '../stores/stores.service.js';
+import { CreateStoreRequest } from '../stores/dto/store.dto.js';
+import { validateObject } from '../common/validation/validation.pipe.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
 import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
-import { storesPage } from './pages/store-pages.js';
+import { type StoreFormValues, storesPage } from './pages/store-pages.js';
 import { logInAddress, safeReturnPath } from './return-path.js';
+
+/** Whatever is wrong with the key at sign-up, one answer (decision 005), in the words of the form. */
+const ADMIN_KEY_REFUSED =
+  'This key cannot create an account. Use the merchant’s admin key (sfk_…) for all stores, one that is not revoked or expired.';
 
 /** Sign-up, sign-in, sign-out, the password, who has access, and the list of the merchant's stores. */
 @ApiExcludeController()
@@ -35,6 +41,30 @@ export class ConsoleAccountsController {
   ): Promise<void> {
     const stores = await this.stores.list(principal, { limit: 100, ...(isId(after) ? { starting_after: after } : {}) });
     this.pages.send(response, 200, storesPage(page, stores.data, stores.next_cursor));
+  }
+
+  /** A new store, through the API's own rules; the merchant lands on it, ready to set its catalog up. */
+  @Post('stores')
+  @ConsolePage({ signedIn: true })
+  async createStore(
+    @CurrentPage() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const values: StoreFormValues = {
+      name: formText(body, 'name'),
+      currency: formText(body, 'currency').trim().toUpperCase(),
+      unit_system: formText(body, 'unit_system'),
+    };
+    const checked = await validateObject(CreateStoreRequest, values);
+    if (!checked.ok) {
+      const stores = await this.stores.list(principal, { limit: 100 });
+      this.pages.send(response, 422, storesPage(page, stores.data, stores.next_cursor, { values, errors: checked.errors }));
+      return;
+    }
+    const store = await this.stores.create(principal, checked.value);
+    this.pages.redirect(response, `/console/stores/${store.id}?created=1`);
   }
 
   /**
@@ -90,7 +120,8 @@ export class ConsoleAccountsController {
     const result = await this.accounts.signUp(form, clientAddress(request));
     if (result.ok) return this.signedIn(response, result.token, returnTo ?? '/console');
     if ('reason' in result) return this.tooManyAttempts(page, response, result.retryAfterSeconds, returnTo);
-    this.pages.send(response, 422, signUpPage(page, { email: form.email, errors: result.errors, returnTo }));
+    const errors = result.errors.map((error) => (error.field === 'admin_key' ? { ...error, message: ADMIN_KEY_REFUSED } : error));
+    this.pages.send(response, 422, signUpPage(page, { email: form.email, errors, returnTo }));
   }
 
   /** Signing out is a form (a link could be followed by anyone's page); the address alone leads home. */

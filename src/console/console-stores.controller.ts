@@ -19,7 +19,9 @@ import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js'
 import type { PageContext } from './pages/layout.js';
 import { metricsPage } from './pages/metrics-page.js';
 import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
-import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
+import { type IssueFormValues, type StoreFormValues, type StorePage, storePage } from './pages/store-pages.js';
+import { UpdateStoreRequest } from '../stores/dto/store.dto.js';
+import { StoresService } from '../stores/stores.service.js';
 import { PlatformService } from './platform.service.js';
 import { SubmittedForms } from '../idempotency/submitted-forms.js';
 
@@ -48,6 +50,7 @@ export class ConsoleStoresController {
     private readonly platform: PlatformService,
     private readonly pages: PageSender,
     private readonly forms: SubmittedForms,
+    private readonly stores: StoresService,
   ) {}
 
   @Get()
@@ -57,9 +60,38 @@ export class ConsoleStoresController {
     @CurrentPrincipal() principal: MerchantPrincipal,
     @CurrentStore() store: Store,
     @Query('keys_after') keysAfter: unknown,
+    @Query('created') created: unknown,
+    @Query('saved') saved: unknown,
     @Res() response: Response,
   ): Promise<void> {
-    this.pages.send(response, 200, storePage(page, await this.storeView(principal, store, isId(keysAfter) ? keysAfter : undefined)));
+    const view = await this.storeView(principal, store, isId(keysAfter) ? keysAfter : undefined);
+    const notice = created === '1' ? 'created' : saved === '1' ? 'saved' : undefined;
+    this.pages.send(response, 200, storePage(page, { ...view, notice }));
+  }
+
+  /** The store's name, currency and units, through the API's own rules. */
+  @Post('settings')
+  @ConsolePage({ signedIn: true, store: true })
+  async saveSettings(
+    @CurrentPage() page: PageContext,
+    @CurrentPrincipal() principal: MerchantPrincipal,
+    @CurrentStore() store: Store,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const values: StoreFormValues = {
+      name: formText(body, 'name'),
+      currency: formText(body, 'currency').trim().toUpperCase(),
+      unit_system: formText(body, 'unit_system'),
+    };
+    const checked = await validateObject(UpdateStoreRequest, values);
+    if (!checked.ok) {
+      const view = await this.storeView(principal, store);
+      this.pages.send(response, 422, storePage(page, { ...view, settingsForm: { values, errors: checked.errors } }));
+      return;
+    }
+    await this.stores.update(store, checked.value);
+    this.pages.redirect(response, `/console/stores/${store.id}?saved=1#settings`);
   }
 
   /**

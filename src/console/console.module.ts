@@ -1,12 +1,14 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { ConsoleAccountsModule } from '../console-accounts/console-accounts.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
+import { ConsoleCatalogController } from './console-catalog.controller.js';
 import { consoleAssets } from './console-assets.js';
 import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
@@ -19,9 +21,24 @@ import { PlatformService } from './platform.service.js';
 
 /** The seller console at /console (docs/decisions/005-seller-console.md). */
 @Module({
-  imports: [TypeOrmModule.forFeature(CONSOLE_ENTITIES), ApiKeysModule, ConsoleAccountsModule, StoresModule, MetricsModule, FitModule],
+  imports: [
+    TypeOrmModule.forFeature(CONSOLE_ENTITIES),
+    ApiKeysModule,
+    ConsoleAccountsModule,
+    StoresModule,
+    MetricsModule,
+    FitModule,
+    CatalogModule,
+  ],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
-  controllers: [ConsoleAccountsController, ConsoleStoresController, PlatformController, ConsoleAssetsController, ConsoleNotFoundController],
+  controllers: [
+    ConsoleAccountsController,
+    ConsoleStoresController,
+    ConsoleCatalogController,
+    PlatformController,
+    ConsoleAssetsController,
+    ConsoleNotFoundController,
+  ],
   providers: [
     PageSender,
     PlatformService,

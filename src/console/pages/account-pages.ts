@@ -44,13 +44,16 @@ export function signUpPage(
     { title: 'Create an account', invalid: errors.length > 0 },
     html`<section class="card narrow">
   <h1>Create an account</h1>
-  <p class="muted">Use the unrestricted admin key you received when your merchant was created (<code>POST /v1/merchants</code>).
-  It proves you speak for the merchant. Your account lasts as long as that key: if the key is revoked, the account is removed.</p>
+  <p>To create an account you need your merchant’s <strong>admin key</strong>: the secret that starts with
+  <code>sfk_</code>, shown once when your merchant was set up on this Size-Fit service. Whoever runs the service (or
+  your developer) has it. It proves you speak for the merchant; it is not stored with your account.</p>
+  <p class="muted small">Your account lasts as long as that key: if the key is revoked, the account is removed.</p>
   ${errorSummary(errors, { admin_key: 'admin_key', email: 'email', password: 'password' })}
   <form method="post" action="/console/signup" class="stack">
     ${csrfField(context)}${form.returnTo ? html`<input type="hidden" name="return" value="${form.returnTo}">` : ''}
     <label for="admin_key">Merchant admin key</label>
-    <input id="admin_key" name="admin_key" type="password" autocomplete="off" spellcheck="false" required placeholder="sfk_…"${invalidAttributes(errors, 'admin_key')}>
+    <input id="admin_key" name="admin_key" type="password" autocomplete="off" spellcheck="false" required placeholder="sfk_…"${invalidAttributes(errors, 'admin_key', { hint: true })}>
+    ${fieldHint('admin_key', 'The key for all of the merchant’s stores, not a key issued for one store. It starts with sfk_.')}
     ${fieldError(errors, 'admin_key')}
     <label for="email">Email</label>
     <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}"${invalidAttributes(errors, 'email')}>

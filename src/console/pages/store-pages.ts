@@ -5,19 +5,29 @@ import type { StoreResponse } from '../../stores/dto/store.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
 import type { PlatformConnection } from '../platform.entities.js';
-import { csrfField, errorSummary, fieldError, invalidAttributes, layout, type PageContext } from './layout.js';
+import { csrfField, errorSummary, fieldError, fieldHint, invalidAttributes, layout, type PageContext } from './layout.js';
 
-export function storesPage(context: PageContext, stores: readonly StoreResponse[], more: string | null): Html {
+export interface StoreFormValues {
+  readonly name: string;
+  readonly currency: string;
+  readonly unit_system: string;
+}
+
+export function storesPage(
+  context: PageContext,
+  stores: readonly StoreResponse[],
+  more: string | null,
+  form?: { readonly values: StoreFormValues; readonly errors: readonly FieldError[] },
+): Html {
   return layout(
     context,
-    { title: 'Stores' },
+    { title: 'Stores', invalid: Boolean(form?.errors.length) },
     html`<h1>Stores</h1>
 ${
   stores.length === 0
     ? html`<section class="card" data-empty="stores">
-  <p>You have no stores yet. A store is made with your merchant admin key, usually by whoever connects your shop’s
-  backend to Size-Fit; it appears here as soon as it exists.</p>
-  <p class="muted small">For developers: <code>POST /v1/stores</code> with the admin key.</p>
+  <p>You have no stores yet. Create your first store below: it holds your size charts, products and keys.</p>
+  <p class="muted small">For developers: <code>POST /v1/stores</code> with the admin key does the same.</p>
 </section>`
     : html`<ul class="store-list">${stores.map(
         (store) => html`<li class="card">
@@ -26,8 +36,39 @@ ${
   </li>`,
       )}</ul>`
 }
-${more ? html`<p><a href="/console?after=${more}">Older stores →</a></p>` : ''}`,
+${more ? html`<p><a href="/console?after=${more}">Older stores →</a></p>` : ''}
+<details class="card create-store" id="new-store"${form || stores.length === 0 ? ' open' : ''}>
+  <summary>Create a store</summary>
+  ${storeForm(context, { action: '/console/stores', button: 'Create store', values: form?.values, errors: form?.errors ?? [] })}
+</details>`,
   );
+}
+
+/** The fields of a store, to create one or change it. */
+function storeForm(
+  context: PageContext,
+  form: { action: string; button: string; values?: StoreFormValues; errors: readonly FieldError[] },
+): Html {
+  const values = form.values ?? { name: '', currency: 'EUR', unit_system: 'metric' };
+  const { errors } = form;
+  return html`${errorSummary(errors, { name: 'store-name', currency: 'store-currency', unit_system: 'store-units-metric' })}
+  <form method="post" action="${form.action}" class="stack">
+    ${csrfField(context)}
+    <label for="store-name">Name</label>
+    <input id="store-name" name="name" required maxlength="200" placeholder="Acme EU" value="${values.name}"${invalidAttributes(errors, 'name')}>
+    ${fieldError(errors, 'name')}
+    <label for="store-currency">Currency</label>
+    <input id="store-currency" name="currency" required maxlength="3" autocapitalize="characters" spellcheck="false" value="${values.currency}"${invalidAttributes(errors, 'currency', { hint: true })}>
+    ${fieldHint('currency', 'Its three-letter code: EUR, USD, GBP…')}
+    ${fieldError(errors, 'currency')}
+    <fieldset${invalidAttributes(errors, 'unit_system')}>
+      <legend>Measurements shoppers see</legend>
+      <label class="check"><input type="radio" id="store-units-metric" name="unit_system" value="metric"${values.unit_system !== 'imperial' ? ' checked' : ''}> <span>Centimetres and kilograms</span></label>
+      <label class="check"><input type="radio" id="store-units-imperial" name="unit_system" value="imperial"${values.unit_system === 'imperial' ? ' checked' : ''}> <span>Inches and pounds</span></label>
+    </fieldset>
+    ${fieldError(errors, 'unit_system')}
+    <button type="submit" class="primary">${form.button}</button>
+  </form>`;
 }
 
 export interface StorePage {
@@ -43,6 +84,9 @@ export interface StorePage {
   readonly issueForm?: { readonly values: IssueFormValues; readonly errors: readonly FieldError[] };
   readonly platform: { readonly configured: boolean; readonly connection: PlatformConnection | null };
   readonly connectForm?: { readonly shop: string; readonly errors: readonly FieldError[] };
+  readonly settingsForm?: { readonly values: StoreFormValues; readonly errors: readonly FieldError[] };
+  /** Just created, or its settings just saved. */
+  readonly notice?: 'created' | 'saved';
 }
 
 export interface IssueFormValues {
@@ -57,7 +101,7 @@ export function storePage(context: PageContext, page: StorePage): Html {
     context,
     {
       title: store.name,
-      invalid: Boolean(page.issueForm?.errors.length || page.connectForm?.errors.length),
+      invalid: Boolean(page.issueForm?.errors.length || page.connectForm?.errors.length || page.settingsForm?.errors.length),
       breadcrumbs: [{ label: 'Stores', href: '/console' }, { label: store.name }],
     },
     html`<div class="heading-row">
@@ -67,7 +111,17 @@ export function storePage(context: PageContext, page: StorePage): Html {
     <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
   </div>
 </div>
+${page.notice === 'created' ? html`<p class="notice" role="status" data-status="created">The store is created. Set up its catalog: size charts, product types, then products.</p>` : ''}
+${page.notice === 'saved' ? html`<p class="notice" role="status" data-status="saved">The store’s settings are saved.</p>` : ''}
 ${page.newKey ? newKeyNotice(page.newKey) : ''}${page.alreadyIssued ? alreadyIssuedNotice() : ''}
+<section class="card" id="setup">
+  <h2>Catalog</h2>
+  <ol class="setup-steps">
+    <li><a href="/console/stores/${store.id}/charts">Size charts</a> <span class="muted">which body measurements each size fits; start from a template</span></li>
+    <li><a href="/console/stores/${store.id}/product-types">Product types</a> <span class="muted">which measurements decide the fit of each kind of garment</span></li>
+    <li><a href="/console/stores/${store.id}/products">Products</a> <span class="muted">each with its type and chart</span></li>
+  </ol>
+</section>
 <section class="card" id="keys">
   <h2>API keys</h2>
   <p class="muted">Keys bound to this store, for your e-commerce backend. Each secret is shown once, when the key is issued.</p>
@@ -75,7 +129,16 @@ ${page.newKey ? newKeyNotice(page.newKey) : ''}${page.alreadyIssued ? alreadyIss
   ${page.moreKeys ? html`<p><a href="/console/stores/${store.id}?keys_after=${page.moreKeys}">Older keys →</a></p>` : ''}
   ${issueForm(context, store, page.issueFormId, page.issueForm)}
 </section>
-${platformSection(context, store, page)}`,
+${platformSection(context, store, page)}
+<details class="card" id="settings"${page.settingsForm ? ' open' : ''}>
+  <summary>Store settings</summary>
+  ${storeForm(context, {
+    action: `/console/stores/${store.id}/settings`,
+    button: 'Save settings',
+    values: page.settingsForm?.values ?? { name: store.name, currency: store.currency, unit_system: store.unitSystem },
+    errors: page.settingsForm?.errors ?? [],
+  })}
+</details>`,
   );
 }
 

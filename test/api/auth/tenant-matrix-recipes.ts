@@ -169,7 +169,14 @@ export const RECIPES: Record<string, Recipe> = {
 };
 
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
-export const CONSOLE_RECIPES: Record<string, { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' }> = {
+/**
+ * A console page's request. `fresh`: a new key, session, chart (the path's chart_id) or product (the form's `ids`) for
+ * each cell; `{type_id}` and `{chart_id}` in a form value stand for store A1's.
+ */
+export const CONSOLE_RECIPES: Record<
+  string,
+  { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' | 'chart' | 'product' }
+> = {
   'GET /console': {},
   'GET /console/access': {},
   'POST /console/access/{account_id}/remove': {},
@@ -187,6 +194,37 @@ export const CONSOLE_RECIPES: Record<string, { form?: Record<string, string | st
   'GET /console/stores/{store_id}/product-fit/{product_id}': {},
   'POST /console/stores/{store_id}/platform/connect': { form: { shop: 'matrix-shop.myshopify.com' } },
   'POST /console/stores/{store_id}/platform/disconnect': {},
+  'POST /console/stores': { form: { name: 'console matrix store', currency: 'EUR', unit_system: 'metric' } },
+  'POST /console/stores/{store_id}/settings': { form: { name: 'console matrix store', currency: 'EUR', unit_system: 'metric' } },
+  'GET /console/stores/{store_id}/charts': {},
+  'POST /console/stores/{store_id}/charts': { form: { template: 'women-tops', labels: 'EU', name: 'console matrix chart' } },
+  'POST /console/stores/{store_id}/charts/import': { form: { name: 'console matrix chart', csv: 'size,chest_min,chest_max\nS,80,88\n' } },
+  'GET /console/stores/{store_id}/charts/{chart_id}': {},
+  'POST /console/stores/{store_id}/charts/{chart_id}': {
+    fresh: 'chart',
+    form: {
+      name: 'console matrix chart',
+      zones: 'chest,waist',
+      rows: String(BODY_CHART.length),
+      ...Object.fromEntries(
+        BODY_CHART.flatMap((size, i) => [
+          [`size_${i}_label`, size.label],
+          ...Object.entries(size.measurements).flatMap(([zone, range]) => [
+            [`size_${i}_${zone}_min`, String(range.min)],
+            [`size_${i}_${zone}_max`, String(range.max)],
+          ]),
+        ]),
+      ),
+    },
+  },
+  'GET /console/stores/{store_id}/charts/{chart_id}/csv': {},
+  'GET /console/stores/{store_id}/product-types': {},
+  'POST /console/stores/{store_id}/product-types': { form: { name: 'console matrix type', category: 'tops', weight_chest: '1' } },
+  'GET /console/stores/{store_id}/products': {},
+  'POST /console/stores/{store_id}/products': {
+    form: { title: 'console matrix product', product_type_id: '{type_id}', size_chart_id: '{chart_id}', fit_adjustment: 'true_to_size' },
+  },
+  'POST /console/stores/{store_id}/products/bulk': { fresh: 'product', form: { fit_adjustment: 'runs_small' } },
 };
 
 /** A name no other resource has, recognisable in any answer (see UNIQUE). */

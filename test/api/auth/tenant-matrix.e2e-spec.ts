@@ -422,9 +422,18 @@ describe('tenant isolation matrix', () => {
           if (route.params.includes('key_id')) values.key_id = await fresh('key', worlds.A1);
           if (route.params.includes('account_id')) values.account_id = await fresh('account', worlds.A1);
           if (route.params.includes('product_id')) values.product_id = worlds.A1.productId;
+          if (route.params.includes('chart_id'))
+            values.chart_id = recipe.fresh === 'chart' ? await fresh('chart', worlds.A1) : worlds.A1.chartId;
           const path = fillPath(route.path, values);
+          const form = Object.fromEntries(
+            Object.entries(recipe.form ?? {}).map(([name, value]) => [
+              name,
+              typeof value === 'string' ? value.replace('{type_id}', worlds.A1.typeId).replace('{chart_id}', worlds.A1.chartId) : value,
+            ]),
+          );
+          if (recipe.fresh === 'product') form.ids = await fresh('product', worlds.A1);
           await client.page(merchant === null ? '/console/login' : '/console'); // a CSRF token of this browser
-          const response = route.method === 'GET' ? await client.get(path) : await client.post(path, recipe.form ?? {});
+          const response = route.method === 'GET' ? await client.get(path) : await client.post(path, form);
           const got = cell(response);
           const where = `${route.route} [${name}]`;
           // A store or an account of merchant A is not found for B's session.

@@ -56,14 +56,17 @@ describe('seller console', () => {
       expectSeeOther(await forged.get(path), '/console/login');
     });
 
-    it('tells a merchant without stores how one is made, the API only as a hint for developers', async () => {
+    it('tells a merchant without stores to create one here, with the form open, the API only as a hint for developers', async () => {
       const merchant = await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: 'No stores yet' });
       expect(merchant.status).toBe(201);
       const client = await signUp(t, merchant.body.api_key.secret as string);
       const empty = find((await client.page('/console')).text, 'section', { 'data-empty': 'stores' });
       const [first, ...rest] = findAll(empty.inner, 'p');
       expect(first.text).toMatch(/no stores yet/i);
-      expect(first.text).toMatch(/admin key/);
+      expect(first.text).toMatch(/Create your first store below/);
+      const page = (await client.page('/console')).text;
+      expect(find(page, 'details', { id: 'new-store' }).attrs.open).toBe('');
+      expect(findAll(page, 'form', { action: '/console/stores' })).toHaveLength(1);
       expect(first.text).not.toMatch(/POST|\/v1\//);
       expect(rest.map((p) => ({ class: p.attrs.class, api: p.text.includes('POST /v1/stores') }))).toEqual([
         { class: 'muted small', api: true },

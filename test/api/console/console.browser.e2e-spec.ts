@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { startApp, type TestApp } from '../../support/app.js';
+import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../../support/app.js';
+import { axeViolations, tabTo } from '../../support/console-axe.js';
 import {
   chartState,
   freePort,
@@ -431,4 +432,127 @@ suite('seller console in Chromium', () => {
       await context.close();
     }
   }, 30_000);
+
+  it('lets a new merchant with only an admin key set a store up: store, chart from a template, product type, products', async () => {
+    const merchant = await t.http().post('/v1/merchants').set(bearer(OPERATOR_KEY)).send({ name: 'Fjord Knitwear' });
+    expect(merchant.status).toBe(201);
+    const adminKey = merchant.body.api_key.secret as string;
+    const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    const accessible = async (step: string) => expect({ step, violations: await axeViolations(page) }).toEqual({ step, violations: [] });
+    try {
+      // ——— sign-up says which key it needs and where it comes from ———
+      await navigate(page, watched, () => page.goto(url('/console/signup')));
+      await expect(page.locator('main').textContent()).resolves.toMatch(/admin key.+sfk_.+shown once when your merchant was set up/s);
+      await expect(page.locator('#admin_key').getAttribute('aria-describedby')).resolves.toBe('admin_key-hint');
+      await accessible('sign-up');
+      await page.fill('#admin_key', adminKey);
+      await page.fill('#email', `setup-${RUN}@fjord.example`);
+      await page.fill('#password', PASSWORD);
+      await navigate(page, watched, () => page.getByRole('button', { name: 'Create account' }).click());
+
+      // ——— no store yet: the form to create one is open; filled and sent with the keyboard alone ———
+      await expect(page.locator('section[data-empty="stores"]').textContent()).resolves.toMatch(/Create your first store below/);
+      await accessible('stores, empty');
+      await shot(page, 'setup-stores-empty');
+      await tabTo(page, '#store-name');
+      await page.keyboard.type('Fjord Oslo');
+      await tabTo(page, '#store-currency');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('nok');
+      const created = await navigate(page, watched, () => page.keyboard.press('Enter'));
+      expect(steps(created)).toEqual([
+        expect.stringMatching(/^POST \/console\/stores 303$/),
+        expect.stringMatching(/^GET \/console\/stores\/[0-9a-f-]{36} 200$/),
+      ]);
+      const storeId = /stores\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+      await expect(page.locator('h1').textContent()).resolves.toBe('Fjord Oslo');
+      await expect(page.locator('[data-status="created"]').count()).resolves.toBe(1);
+      await accessible('store, created');
+
+      // ——— a chart from a template ———
+      await navigate(page, watched, () => page.locator('#setup').getByRole('link', { name: 'Size charts' }).click());
+      await expect(page.locator('[data-empty="charts"]').count()).resolves.toBe(1);
+      await accessible('charts, empty');
+      await page.selectOption('#template', 'women-tops');
+      await page.check('#labels-UK');
+      const chart = await navigate(page, watched, () => page.getByRole('button', { name: 'Create chart' }).click());
+      expect(steps(chart)).toEqual([
+        `POST /console/stores/${storeId}/charts 303`,
+        expect.stringMatching(/^GET \/console\/stores\/.+\/charts\/[0-9a-f-]{36} 200$/),
+      ]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Women’s tops (UK)');
+      await accessible('chart');
+      // the drawing follows the figures as they are typed
+      const bar = page.locator('figure[data-zone="chest"] rect').first();
+      const before = Number(await bar.getAttribute('width'));
+      await page.fill('#size-0-chest-max', '84');
+      await page.waitForFunction(`Number(document.querySelector('figure[data-zone="chest"] rect').getAttribute('width')) > ${before}`);
+      await page.fill('#size-0-chest-max', '80');
+      await shot(page, 'setup-chart');
+      const saved = await navigate(page, watched, () => page.getByRole('button', { name: 'Save chart' }).click());
+      expect(steps(saved).map((step) => step.replace(/[0-9a-f-]{36}/g, 'ID'))).toEqual([
+        'POST /console/stores/ID/charts/ID 303',
+        'GET /console/stores/ID/charts/ID 200',
+      ]);
+      await expect(page.locator('[data-status="saved"]').count()).resolves.toBe(1);
+
+      // ——— a product type ———
+      await navigate(page, watched, () =>
+        page
+          .locator('nav.steps')
+          .getByRole('link', { name: /Product types/ })
+          .click(),
+      );
+      await accessible('product types, empty');
+      await page.fill('#type-name', 'T-shirt');
+      await navigate(page, watched, () => page.getByRole('button', { name: 'Add product type' }).click());
+      await expect(page.locator('tr[data-type-id]').textContent()).resolves.toMatch(/T-shirt.*Chest or bust 1, Waist 0.5/);
+      await accessible('product types');
+      await shot(page, 'setup-product-types');
+
+      // ——— products, each with a variant per size; then two changed at once ———
+      await navigate(page, watched, () =>
+        page
+          .locator('nav.steps')
+          .getByRole('link', { name: /Products/ })
+          .click(),
+      );
+      await accessible('products, empty');
+      for (const [title, id] of [
+        ['Merino crew', 'gid://shopify/Product/501'],
+        ['Merino cardigan', 'gid://shopify/Product/502'],
+      ]) {
+        await page.fill('#product-title', title);
+        await page.fill('#product-external-id', id);
+        await navigate(page, watched, () => page.getByRole('button', { name: 'Add product' }).click());
+        await expect(page.locator('[data-status="added"]').textContent()).resolves.toContain(
+          `“${title}” added, with a variant for each of its 9 sizes`,
+        );
+      }
+      await accessible('products');
+      await page.check('#select-all');
+      await page.selectOption('#bulk-fit', 'runs_small');
+      await navigate(page, watched, () => page.getByRole('button', { name: 'Apply to selected' }).click());
+      await expect(page.locator('[data-status="bulk"]').getAttribute('data-changed')).resolves.toBe('2');
+      expect(await page.locator('td.fit[data-fit="runs_small"]').count()).toBe(2);
+      await accessible('products, changed');
+      await shot(page, 'setup-products');
+      await page.fill('#q', 'cardigan');
+      await navigate(page, watched, () => page.getByRole('button', { name: 'Filter' }).click());
+      expect(await page.locator('tr[data-product-id]').count()).toBe(1);
+
+      // ——— on a phone, nothing scrolls sideways but the tables inside their own boxes ———
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const path of ['products', 'product-types', 'charts']) {
+        await navigate(page, watched, () => page.goto(url(`/console/stores/${storeId}/${path}`)));
+        const overflow = await horizontalOverflow(page);
+        expect({ path, ...overflow }).toEqual({ path, scrollWidth: 390, clientWidth: 390, offenders: [] });
+      }
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
