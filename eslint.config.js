@@ -73,7 +73,7 @@ const lowerLayers = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/.state/', 'public/'] },
+  { ignores: ['dist/', 'kit/client/dist/', 'node_modules/', 'coverage/', 'data/', 'bench/.state/', 'public/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

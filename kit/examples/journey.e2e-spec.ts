@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { createSizeFitClient, secretOf } from '../client/size-fit.js';
 import { useService } from '../testing/service.js';
 import { runJourney } from './journey.js';
 
@@ -29,5 +30,16 @@ describe('the integrator journey (kit/examples/journey.ts) against the real serv
     });
     expect(result.metrics.rates).toMatchObject({ quiz_completion: 1, recommendation_acceptance: 1, fit_assisted_conversion: 1 });
     expect(lines.length).toBeGreaterThan(5);
+  });
+
+  it('runs in an existing merchant given its admin key, without the operator key', async () => {
+    const operator = createSizeFitClient({ baseUrl: service.baseUrl, apiKey: service.operatorKey, fetch: service.fetch });
+    const created = await operator.POST('/v1/merchants', { body: { name: 'Existing Apparel' } });
+
+    const result = await runJourney({ baseUrl: service.baseUrl, adminKey: secretOf(created.api_key), fetch: service.fetch });
+
+    expect(result.merchantId).toBe(created.merchant.id);
+    expect(result.decision).toMatchObject({ outcome: 'accepted' });
+    expect(result.metrics.counts).toMatchObject({ converted_sessions: 1, purchased_lines: 1 });
   });
 });

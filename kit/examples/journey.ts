@@ -2,21 +2,29 @@
  * The README's integrator journey, typed end to end by the generated client: a merchant, its store and keys, a
  * catalog, a shopper's fit session, the purchase, and the metrics that link them. Strict TypeScript, no casts.
  *
- *   SIZE_FIT_URL=http://127.0.0.1:3000 SIZE_FIT_OPERATOR_KEY=sfo_… npm run kit:journey
+ *   SIZE_FIT_URL=http://127.0.0.1:3000 SIZE_FIT_ADMIN_KEY=sfk_… npm run kit:journey
  *
- * Each step uses the least key that can do it, as an integrator's servers would: the operator key only creates the
- * merchant, the admin key creates the store and issues store-bound keys, and those keys do the rest.
+ * Each step uses the least key that can do it, as an integrator's servers would: the merchant's admin key creates the
+ * store and issues store-bound keys, and those keys do the rest. Given the operator key instead
+ * (SIZE_FIT_OPERATOR_KEY=sfo_…), it first creates a merchant, whose admin key comes in that answer only.
  */
 import { pathToFileURL } from 'node:url';
 import { createSizeFitClient, type FetchFunction, type Schemas, secretOf, type SizeFitClient } from '../client/size-fit.js';
 
-export interface JourneyOptions {
+export type JourneyOptions = {
   readonly baseUrl: string;
-  /** The operator bootstrap key (`sfo_…`), printed by the service's first start. */
-  readonly operatorKey: string;
   readonly fetch?: FetchFunction;
   readonly log?: (line: string) => void;
-}
+} & (
+  | {
+      /** A merchant's unrestricted admin key (`sfk_…`): the journey runs in that merchant. */
+      readonly adminKey: string;
+    }
+  | {
+      /** The operator bootstrap key (`sfo_…`), printed by the service's first start: a new merchant is created. */
+      readonly operatorKey: string;
+    }
+);
 
 export interface JourneyResult {
   readonly merchantId: string;
@@ -36,11 +44,20 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   const log = options.log ?? (() => undefined);
   const client = (apiKey: string): SizeFitClient => createSizeFitClient({ baseUrl: options.baseUrl, apiKey, fetch: options.fetch });
 
-  // 1. A merchant, with its first unrestricted admin key: the secret is in this answer only.
-  const operator = client(options.operatorKey);
-  const created = await operator.POST('/v1/merchants', { body: { name: 'Acme Apparel' } });
-  const admin = client(secretOf(created.api_key));
-  log(`merchant ${created.merchant.id}, admin key ${created.api_key.prefix}…`);
+  // 1. The merchant's admin key; or, with the operator key, a new merchant and its first admin key, whose secret is in
+  // that answer only.
+  let admin: SizeFitClient;
+  let merchantId: string;
+  if ('adminKey' in options) {
+    admin = client(options.adminKey);
+    merchantId = (await admin.GET('/v1/merchant')).id;
+    log(`merchant ${merchantId}`);
+  } else {
+    const created = await client(options.operatorKey).POST('/v1/merchants', { body: { name: 'Acme Apparel' } });
+    admin = client(secretOf(created.api_key));
+    merchantId = created.merchant.id;
+    log(`merchant ${merchantId}, admin key ${created.api_key.prefix}…`);
+  }
 
   // 2. A store.
   const store = await admin.POST('/v1/stores', { body: { name: 'Acme EU', currency: 'EUR' } });
@@ -145,7 +162,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   log(`metrics: ${JSON.stringify(metrics.rates)}`);
 
   return {
-    merchantId: created.merchant.id,
+    merchantId,
     storeId: store.id,
     productId: product.id,
     sessionId: session.id,
@@ -161,10 +178,16 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
   const baseUrl = process.env.SIZE_FIT_URL ?? 'http://127.0.0.1:3000';
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const adminKey = process.env.SIZE_FIT_ADMIN_KEY;
   const operatorKey = process.env.SIZE_FIT_OPERATOR_KEY;
-  if (!operatorKey) {
-    process.stderr.write('Set SIZE_FIT_OPERATOR_KEY to the operator key the service printed on its first start.\n');
+  if (adminKey) await runJourney({ baseUrl, adminKey, log });
+  else if (operatorKey) await runJourney({ baseUrl, operatorKey, log });
+  else {
+    process.stderr.write(
+      "Set SIZE_FIT_ADMIN_KEY to a merchant's unrestricted admin key (sfk_…, shown once when the merchant was created), " +
+        'or SIZE_FIT_OPERATOR_KEY to the operator key, to create a merchant first.\n',
+    );
     process.exit(2);
   }
-  await runJourney({ baseUrl, operatorKey, log: (line) => process.stdout.write(`${line}\n`) });
 }
