@@ -60,6 +60,7 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
     response.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
+  router.get('/favicon.ico', (_request, response) => void response.status(204).end());
   router.get('/size-fit/widget.js', (_request, response) => {
     response.type('text/javascript; charset=utf-8').setHeader('Cache-Control', 'no-cache');
     response.send(options.widgetScript);

@@ -281,6 +281,15 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await page.keyboard.press('Enter');
     await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
     expect(await focused()).toBe('result-title');
+    // the answer is announced to screen readers, and the focus is visible on every control
+    await page.waitForFunction(
+      `/We suggest/.test(document.querySelector('size-fit-button').shadowRoot.querySelector('dialog [role=status]').textContent)`,
+    );
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate<{ style: string; width: string }>(
+      `(() => { const s = getComputedStyle(document.querySelector('size-fit-button').shadowRoot.activeElement); return { style: s.outlineStyle, width: s.outlineWidth }; })()`,
+    );
+    expect(outline).toEqual({ style: 'solid', width: '3px' });
     await page.keyboard.press('Escape');
     await dialog(page).waitFor({ state: 'hidden' });
     expect(await focused()).toBe('open');
@@ -314,6 +323,22 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await axe(page, 'phone');
     await shot(page, '08-phone-answer');
     await context.close();
+
+    // 200% zoom of a 1280 × 720 window: 640 × 360 CSS pixels, the dialog scrolls within the window
+    const zoomed = await newContext(browser, { viewport: { width: 640, height: 360 }, deviceScaleFactor: 2 });
+    const { page: large } = await open(zoomed, '/products/gid-1001');
+    await widget(large).getByRole('button', { name: 'Find my size' }).click();
+    await answer(large, { height: '165', weight: '58' });
+    expect((await horizontalOverflow(large)).offenders).toEqual([]);
+    const fits = await large.evaluate<boolean>(
+      `(() => { const d = document.querySelector('size-fit-button').shadowRoot.querySelector('dialog').getBoundingClientRect(); return d.top >= 0 && d.bottom <= 360 && d.right <= 640; })()`,
+    );
+    expect(fits).toBe(true);
+    await dialog(large).getByRole('button', { name: 'Show my size' }).scrollIntoViewIfNeeded();
+    await dialog(large).getByRole('button', { name: 'Show my size' }).click();
+    await dialog(large).getByRole('region', { name: 'Your size' }).waitFor();
+    await axe(large, 'zoom 200%');
+    await zoomed.close();
   }, 60_000);
 
   const LANGUAGES = [
