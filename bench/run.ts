@@ -40,6 +40,8 @@
  *   npm run bench -- --profile | --no-profile       force or skip the profiles
  *
  * To tell whether a change to the service helps, compare builds head to head: npm run bench:compare (compare.ts).
+ * The shopper's widget (its paint in Chromium, its answers through the example backend) has a bench of its own:
+ * npm run bench:widget (widget.ts).
  *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench_metrics; the database name must start with
  * bench_), SESSIONS (default 1000000). Writes bench/results/<date>.json for a full run.

@@ -84,7 +84,7 @@ describe('the example integrator backend (kit/example-backend) against the real 
       }
       const text = await response.text();
       expect(`${JSON.stringify([...response.headers])}${text}`).not.toMatch(SECRET_KEY);
-      return { status: response.status, body: JSON.parse(text), setCookie: response.headers.getSetCookie() };
+      return { status: response.status, body: text === '' ? null : JSON.parse(text), setCookie: response.headers.getSetCookie() };
     };
     return { post, jar };
   }
@@ -146,6 +146,25 @@ describe('the example integrator backend (kit/example-backend) against the real 
       decision: { outcome: 'accepted' },
       cart_property: { name: '_size_fit_session' },
     });
+  });
+
+  it('serves the widget: a page view recorded, the sizes with the platform variants, the other sizes’ fit, the variant chosen', async () => {
+    const { url, admin, storeId } = await setUp();
+    const shopper = browser(url);
+    expect((await shopper.post('/fit/views', { product: 'gid-2001' })).status).toBe(204);
+    expect((await shopper.post('/fit/views', { product: 'gid-unknown' })).status).toBe(404);
+    const viewed = [];
+    for await (const event of admin.list('/v1/stores/{store_id}/events', {
+      params: { path: { store_id: storeId }, query: { type: 'fit_viewed' } },
+    }))
+      viewed.push(event);
+    expect(viewed).toMatchObject([{ type: 'fit_viewed', source: 'shop-webhooks', external_id: expect.stringMatching(/^fit_viewed:/) }]);
+
+    const { started, answered, decided, size } = await shopperDecides(url);
+    expect(started.body.sizes).toEqual(['S', 'M', 'L'].map((label) => ({ label, variant_id: `gid-2001-${label}` })));
+    const zones = Object.keys(answered.body.recommendation.fit).sort();
+    for (const alternative of answered.body.recommendation.alternatives) expect(Object.keys(alternative.fit).sort()).toEqual(zones);
+    expect(decided.body.variant_id).toBe(`gid-2001-${size}`);
   });
 
   it('refuses a session id the browser did not start: another browser, a forged cookie, a session made elsewhere', async () => {
