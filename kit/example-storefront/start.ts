@@ -3,9 +3,10 @@
  *
  *   SIZE_FIT_URL=http://127.0.0.1:3000 SIZE_FIT_OPERATOR_KEY=sfo_… npm run kit:storefront
  *
- * With the operator key (printed by the service's first start) it creates a merchant "Example shop", its store, the
- * backend's store-bound key and the shop's catalog; then it serves the storefront, the widget and the backend on
- * PORT (8080) of HOST (127.0.0.1), and after each order prints the store's metrics. No key is ever printed.
+ * With the operator key (printed by the service's first start) it creates a merchant "Example shop"; with
+ * SIZE_FIT_ADMIN_KEY instead (a merchant admin key, e.g. from the seller console) it uses that merchant. Then it
+ * creates a store, the backend's store-bound key and the shop's catalog, serves the storefront, the widget and the
+ * backend on PORT (8080) of HOST (127.0.0.1), and after each order prints the store's metrics. No key is printed.
  */
 import { randomBytes } from 'node:crypto';
 import { createBackend } from '../example-backend/app.js';
@@ -15,15 +16,20 @@ import { seedCatalog, SHOP_PRODUCTS } from './catalog.js';
 
 const baseUrl = process.env.SIZE_FIT_URL ?? 'http://127.0.0.1:3000';
 const operatorKey = process.env.SIZE_FIT_OPERATOR_KEY;
-if (!operatorKey) {
-  process.stderr.write('SIZE_FIT_OPERATOR_KEY is required: the operator key the service printed at its first start\n');
+const adminKey = process.env.SIZE_FIT_ADMIN_KEY;
+if (!operatorKey && !adminKey) {
+  process.stderr.write("SIZE_FIT_OPERATOR_KEY (printed at the service's first start) or SIZE_FIT_ADMIN_KEY is required\n");
   process.exit(2);
 }
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-const operator = createSizeFitClient({ baseUrl, apiKey: operatorKey });
-const created = await operator.POST('/v1/merchants', { body: { name: 'Example shop' } });
-const admin = createSizeFitClient({ baseUrl, apiKey: secretOf(created.api_key) });
+async function merchantAdminKey(): Promise<string> {
+  if (adminKey) return adminKey;
+  const operator = createSizeFitClient({ baseUrl, apiKey: operatorKey ?? '' });
+  const created = await operator.POST('/v1/merchants', { body: { name: 'Example shop' } });
+  return secretOf(created.api_key);
+}
+const admin = createSizeFitClient({ baseUrl, apiKey: await merchantAdminKey() });
 const store = await admin.POST('/v1/stores', { body: { name: 'Example shop', currency: 'EUR' } });
 const backendKey = await admin.POST('/v1/api-keys', {
   body: { name: 'example storefront backend', store_id: store.id, scopes: ['catalog', 'fit', 'events'] },

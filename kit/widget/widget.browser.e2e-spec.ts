@@ -374,6 +374,23 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await context.close();
   }, 120_000);
 
+  it('takes the shop’s look from CSS custom properties and ::part()', async () => {
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1001');
+    // as a merchant's stylesheet would (the test adds it past the page's CSP, which allows only its own files)
+    await page.evaluate(`(() => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('size-fit-button { --size-fit-accent: rgb(15, 118, 110); --size-fit-radius: 0px; } size-fit-button::part(button) { text-transform: uppercase; }');
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    })()`);
+    const look = await page.evaluate<{ background: string; radius: string; transform: string }>(
+      `(() => { const s = getComputedStyle(document.querySelector('size-fit-button').shadowRoot.querySelector('button')); return { background: s.backgroundColor, radius: s.borderTopLeftRadius, transform: s.textTransform }; })()`,
+    );
+    expect(look).toEqual({ background: 'rgb(15, 118, 110)', radius: '0px', transform: 'uppercase' });
+    await axe(page, 'themed');
+    await context.close();
+  }, 60_000);
+
   it('does not break a right-to-left page', async () => {
     const context = await newContext(browser);
     const { page } = await open(context, '/products/gid-1001');
