@@ -117,7 +117,8 @@
     chartForm.addEventListener('input', redraw);
   }
 
-  // The daily chart, drawn by uPlot from the JSON the page carries.
+  // The daily counts, drawn by uPlot from the JSON the page carries: one small chart per count (small multiples), each
+  // on its own scale, so that a count of 3 is not flattened under one of 300 and no line hides another.
   var chart = document.getElementById('daily-chart');
   var data = document.getElementById('daily-data');
   if (!chart || !data || typeof window.uPlot !== 'function') return;
@@ -137,68 +138,67 @@
   chart.hidden = false;
   var table = document.getElementById('daily-table');
   if (table) table.open = false;
-  var size = function () {
-    var width = Math.max(chart.clientWidth, 240);
-    return { width: width, height: Math.round(Math.min(320, Math.max(200, width * 0.5))) };
-  };
-  var options = Object.assign(size(), {
-    tzDate: function (ts) {
-      return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
-    },
-    legend: { live: false },
-    scales: {
-      x: {
-        time: true,
-        // One day alone: uPlot widens the scale from its point by 86400 / ms, which for seconds is some 1000 days (its
-        // point at the left edge, the axis labelled like years). Give it its own day instead, the point in the middle.
-        range: function (u, min, max) {
-          return times.length === 1 ? [times[0] - DAY / 2, times[0] + DAY / 2] : [min, max];
+  var plots = daily.series.map(function (series, i) {
+    var box = document.createElement('div');
+    chart.appendChild(box);
+    var size = function () {
+      var width = Math.max(box.clientWidth, 220);
+      return { width: width, height: Math.round(Math.min(200, Math.max(140, width * 0.45))) };
+    };
+    var options = Object.assign(size(), {
+      title: series.label,
+      tzDate: function (ts) {
+        return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
+      },
+      legend: { show: false },
+      scales: {
+        x: {
+          time: true,
+          // One day alone: uPlot widens the scale from its point by 86400 / ms, which for seconds is some 1000 days (its
+          // point at the left edge, the axis labelled like years). Give it its own day instead, the point in the middle.
+          range: function (u, min, max) {
+            return times.length === 1 ? [times[0] - DAY / 2, times[0] + DAY / 2] : [min, max];
+          },
+        },
+        y: {
+          range: function (u, min, max) {
+            return [0, Math.max(1, max)];
+          },
         },
       },
-      y: {
-        range: function (u, min, max) {
-          return [0, Math.max(1, max)];
+      axes: [
+        {
+          // Whole days only: ticks every few hours would repeat a date, since a label is the date alone.
+          incrs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365].map(function (days) {
+            return days * DAY;
+          }),
+          // Dates as the page writes them (UTC, ISO order), not in the browser's locale.
+          values: function (u, splits) {
+            var labels = splits.map(function (ts) {
+              return new Date(ts * 1000).toISOString().slice(5, 10);
+            });
+            // the labels are painted on the canvas: named on the element too, for people reading the page and for tests
+            chart.setAttribute('data-x-labels', labels.join(' '));
+            return labels;
+          },
         },
-      },
-    },
-    axes: [
-      {
-        // Whole days only: ticks every few hours would repeat a date, since a label is the date alone.
-        incrs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365].map(function (days) {
-          return days * DAY;
-        }),
-        // Dates as the page writes them (UTC, ISO order), not in the browser's locale.
-        values: function (u, splits) {
-          var labels = splits.map(function (ts) {
-            return new Date(ts * 1000).toISOString().slice(5, 10);
-          });
-          // the labels are painted on the canvas: named on the element too, for people reading the page and for tests
-          chart.setAttribute('data-x-labels', labels.join(' '));
-          return labels;
-        },
-      },
-      { size: 48, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] },
-    ],
-    series: [{ label: 'Day' }].concat(
-      daily.series.map(function (series, i) {
-        return { label: series.label, stroke: colors[i % colors.length], width: 2, points: { show: times.length <= 14 } };
-      }),
-    ),
+        { size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] },
+      ],
+      series: [
+        { label: 'Day' },
+        { label: series.label, stroke: colors[i % colors.length], width: 2, points: { show: times.length <= 14 } },
+      ],
+    });
+    var plot = new uPlot(options, [times, series.values.slice(0, shown)], box);
+    return { plot: plot, size: size };
   });
-  var plot = new uPlot(
-    options,
-    [times].concat(
-      daily.series.map(function (series) {
-        return series.values.slice(0, shown);
-      }),
-    ),
-    chart,
-  );
   var pending;
   window.addEventListener('resize', function () {
     clearTimeout(pending);
     pending = setTimeout(function () {
-      plot.setSize(size());
+      plots.forEach(function (p) {
+        p.plot.setSize(p.size());
+      });
     }, 100);
   });
 })();

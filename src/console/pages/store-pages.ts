@@ -159,10 +159,12 @@ function alreadyIssuedNotice(): Html {
 }
 
 function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResponse[]): Html {
-  if (keys.length === 0) return html`<p class="empty">No keys yet.</p>`;
+  if (keys.length === 0)
+    return html`<p class="empty" data-empty="keys">No keys yet. Your shop’s backend needs one to send anything: issue it below
+  with <strong>catalog</strong>, <strong>fit</strong> and <strong>events</strong>, and give its secret to whoever connects the shop.</p>`;
   const now = Date.now();
   return html`<div class="table-wrap"><table class="keys">
-  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Status</th><th>Last used</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${keys.map((key) => {
     const status = key.revoked_at ? 'revoked' : key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : 'active';
     return html`<tr data-key-id="${key.id}" data-status="${status}">
@@ -170,6 +172,8 @@ function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResp
     <td class="prefix"><code>${key.prefix}…</code></td>
     <td class="scopes">${key.scopes.join(', ')}</td>
     <td class="status"><span class="badge ${status}">${status}</span>${keyDates(key, status)}</td>
+    <td class="used" data-label="Last used">${key.last_used_at ? key.last_used_at.slice(0, 16).replace('T', ' ') : html`<span class="muted">never</span>`}</td>
+    <td class="expires" data-label="Expires">${key.expires_at ? key.expires_at.slice(0, 10) : html`<span class="muted">never</span>`}</td>
     <td class="actions">${
       status === 'active'
         ? html`<form method="post" action="/console/stores/${store.id}/keys/${key.id}/revoke" data-confirm="Revoke “${key.name}”? Requests with it will fail at once.">
@@ -184,7 +188,8 @@ function keysTable(context: PageContext, store: Store, keys: readonly ApiKeyResp
 function keyDates(key: ApiKeyResponse, status: string): Html {
   const day = (value: string) => value.slice(0, 10);
   if (status === 'revoked') return html`<span class="muted small"> since ${day(key.revoked_at as string)}</span>`;
-  if (key.expires_at) return html`<span class="muted small"> ${status === 'expired' ? 'since' : 'until'} ${day(key.expires_at)}</span>`;
+  // an active key's expiry has its own column
+  if (key.expires_at && status === 'expired') return html`<span class="muted small"> since ${day(key.expires_at)}</span>`;
   return html``;
 }
 

@@ -60,6 +60,12 @@ describe('seller console: how products fit', () => {
     const detail = await client.get(`/console/stores/${shop.storeId}/product-fit/${shop.productId}`);
     expectPage(detail, 200);
     expect(find(detail.text, 'section', { id: 'learned' }).attrs['data-direction']).toBe('runs_small');
+    // in a sentence, with what it was learned from
+    expect(find(detail.text, 'p', { class: 'sentence' }).text).toMatch(
+      /^Runs (a little|about (half a|a|[\d.]+) sizes?) small, from 25 returns\.$/,
+    );
+    const listed = find(find(page.text, 'table', { id: 'product-fit' }).inner, 'tr', { 'data-product-id': other.productId });
+    expect(find(listed.inner, 'td', { class: 'sentence' }).text).toMatch(/^Runs .* large/);
     // both tables may be wider than a phone: each scrolls in a named region that the keyboard can reach
     for (const [html, label] of [
       [page.text, 'Products by fit'],

@@ -555,4 +555,83 @@ suite('seller console in Chromium', () => {
       await context.close();
     }
   }, 60_000);
+
+  it('speaks plain words: empty states say what to send, rates say which way is better, one small chart per count, caveats folded, fit in sentences, keys with last use and expiry', async () => {
+    const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    const accessible = async (step: string) => expect({ step, violations: await axeViolations(page) }).toEqual({ step, violations: [] });
+    try {
+      await signUpInBrowser(page, watched, `words-${RUN}@northwind.example`, false);
+
+      // ——— metrics of a store with sessions: coloured rates, small multiples, folded caveats ———
+      await navigate(page, watched, () => page.goto(url(`${storePath()}/metrics`)));
+      expect(await page.locator('[data-empty="metrics"]').count()).toBe(0);
+      const meter = (rate: string) => page.locator(`#rates tr[data-rate="${rate}"] meter`);
+      await expect(page.locator('#rates tr[data-rate="size_related_return"]').getAttribute('data-better')).resolves.toBe('lower');
+      await expect(meter('size_related_return').getAttribute('optimum')).resolves.toBe('0');
+      await expect(meter('kept_after_recommendation').getAttribute('optimum')).resolves.toBe('1');
+      await expect(page.locator('#rates tr[data-rate="size_related_return"] th').textContent()).resolves.toMatch(/lower is better/);
+      expect(await page.locator('#daily-chart .uplot').count()).toBe(4);
+      expect(await page.locator('#daily-chart .u-title').allTextContents()).toEqual([
+        'Sessions started',
+        'Recommended',
+        'Converted',
+        'Lines returned for size',
+      ]);
+      await expect(page.locator('#caveats-card').getAttribute('open')).resolves.toBeNull();
+      await expect(page.locator('#caveats').isVisible()).resolves.toBe(false);
+      await page.locator('#caveats-card > summary').click();
+      await expect(page.locator('#caveats li').first().isVisible()).resolves.toBe(true);
+      expect((await page.locator('#caveats').textContent()) ?? '').not.toMatch(/observed_through|line_item_id/);
+      await accessible('metrics');
+      await shot(page, 'metrics-caveats-open');
+
+      // ——— how products fit, in sentences ———
+      await navigate(page, watched, () => page.goto(url(`${storePath()}/product-fit`)));
+      await accessible('product fit');
+      const fitRows = page.locator('#product-fit tr[data-product-id]');
+      expect(await fitRows.count()).toBeGreaterThan(0);
+      await expect(fitRows.first().locator('td.sentence').textContent()).resolves.toMatch(
+        /^(Fits true to size|Runs (a little|about) .+ (small|large))/,
+      );
+      await navigate(page, watched, () => fitRows.first().locator('a').click());
+      await expect(page.locator('#learned .sentence').textContent()).resolves.toMatch(
+        /^(Fits true to size|Runs (a little|about) .+ (small|large))(, from .*(return|exchange|kept).*)?\./,
+      );
+      await accessible('product fit detail');
+      await shot(page, 'product-fit-detail');
+
+      // ——— keys say when they were last used and when they expire ———
+      await navigate(page, watched, () => page.goto(url(storePath())));
+      const used = await issueKeyInBrowser(page, watched, 'Catalog reader', ['catalog']);
+      await issueKeyInBrowser(page, watched, 'Never used', ['fit']);
+      expect((await t.http().get(`/v1/stores/${shop.storeId}/products`).set(bearer(used))).status).toBe(200);
+      await navigate(page, watched, () => page.goto(url(storePath())));
+      await expect(page.locator('#keys thead').textContent()).resolves.toMatch(/Last used.*Expires/);
+      const keyRow = (name: string) => page.locator('tr[data-key-id][data-status="active"]', { hasText: name }).first();
+      await expect(keyRow('Catalog reader').locator('td.used').textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+      await expect(keyRow('Never used').locator('td.used').textContent()).resolves.toBe('never');
+      await expect(keyRow('Never used').locator('td.expires').textContent()).resolves.toBe('never');
+      await accessible('store');
+
+      // ——— a new store says what to send first ———
+      await navigate(page, watched, () => page.goto(url('/console')));
+      await page.locator('#new-store > summary').click();
+      await page.fill('#store-name', 'Northwind Empty');
+      await navigate(page, watched, () => page.getByRole('button', { name: 'Create store' }).click());
+      await expect(page.locator('[data-empty="keys"]').textContent()).resolves.toMatch(/issue it below/);
+      const emptyStore = new URL(page.url()).pathname;
+      await navigate(page, watched, () => page.goto(url(`${emptyStore}/metrics`)));
+      await expect(page.locator('[data-empty="metrics"]').textContent()).resolves.toMatch(/Send first a fit session/);
+      await accessible('metrics, empty');
+      await shot(page, 'metrics-empty');
+      await navigate(page, watched, () => page.goto(url(`${emptyStore}/product-fit`)));
+      await expect(page.locator('#no-products').textContent()).resolves.toMatch(/Send what happens after a purchase/);
+      await accessible('product fit, empty');
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });
