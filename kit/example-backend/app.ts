@@ -292,7 +292,7 @@ export function createBackend(config: BackendConfig): express.Express {
   return app;
 }
 
-type Answer = { value: number; unit: 'cm' | 'in' | 'kg' | 'lb' } | number | string | boolean;
+type Answer = { value: number; unit: 'cm' | 'in' | 'kg' | 'lb'; method?: 'tape' | 'bra_size' } | number | string | boolean;
 
 /** The shape the answers route takes; Size-Fit judges the values (and answers each field's error). */
 function isAnswers(value: unknown): value is Record<string, Answer> {
@@ -307,6 +307,7 @@ function isAnswers(value: unknown): value is Record<string, Answer> {
         'value' in answer &&
         typeof answer.value === 'number' &&
         'unit' in answer &&
-        (answer.unit === 'cm' || answer.unit === 'in' || answer.unit === 'kg' || answer.unit === 'lb')),
+        (answer.unit === 'cm' || answer.unit === 'in' || answer.unit === 'kg' || answer.unit === 'lb') &&
+        (!('method' in answer) || answer.method === 'tape' || answer.method === 'bra_size')),
   );
 }

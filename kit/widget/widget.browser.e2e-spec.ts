@@ -110,6 +110,14 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     return { page, watched };
   }
 
+  /** Waits until `expression` is true in the page (polled from here: the page's CSP refuses Playwright's in-page eval). */
+  async function until(page: Page, expression: string): Promise<void> {
+    for (let i = 0; !(await page.evaluate<boolean>(expression)); i++) {
+      if (i > 200) throw new Error(`never true: ${expression}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   const widget = (page: Page) => page.locator('size-fit-button');
   const dialog = (page: Page) => page.getByRole('dialog');
 
@@ -179,7 +187,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await expect(page.evaluate(`document.activeElement?.tagName`)).resolves.toBe('SIZE-FIT-BUTTON');
     await expect(page.locator('#size').inputValue()).resolves.toBe(`gid-1001-${size}`);
     await page.getByRole('button', { name: 'Add to cart' }).click();
-    await page.waitForFunction(`document.getElementById('cart-count').textContent === '1'`);
+    await until(page, `document.getElementById('cart-count').textContent === '1'`);
     await axe(page, 'size chosen, in the cart');
     await shot(page, '04-chosen-en');
 
@@ -236,6 +244,24 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await context.close();
   }, 60_000);
 
+  it('reads the chest from a bra size when she gives one instead of a tape measure', async () => {
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1001?lang=en-US');
+    await page.evaluate(`localStorage.clear()`);
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '65', weight: '140' });
+    await dialog(page).getByLabel('Give my bra size instead').check();
+    await expect(dialog(page).locator('#q-chest').isDisabled()).resolves.toBe(true);
+    await dialog(page).getByLabel('Band').selectOption('34');
+    await dialog(page).getByLabel('Cup').selectOption({ label: 'C' });
+    await axe(page, 'bra size');
+    const sent = page.waitForRequest((r) => r.url().endsWith('/answers'));
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    expect((await sent).postDataJSON().answers.chest).toEqual({ value: 37, unit: 'in', method: 'bra_size' });
+    await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
+    await context.close();
+  }, 60_000);
+
   it('shows the service’s field errors beside their fields', async () => {
     const context = await newContext(browser);
     const { page } = await open(context, '/products/gid-1001');
@@ -282,7 +308,8 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await dialog(page).getByRole('region', { name: 'Your size' }).waitFor();
     expect(await focused()).toBe('result-title');
     // the answer is announced to screen readers, and the focus is visible on every control
-    await page.waitForFunction(
+    await until(
+      page,
       `/We suggest/.test(document.querySelector('size-fit-button').shadowRoot.querySelector('dialog [role=status]').textContent)`,
     );
     await page.keyboard.press('Tab');
@@ -418,7 +445,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await dialog(page).getByRole('button', { name: 'Close' }).first().click();
     await page.locator('#size').selectOption('gid-1001-M');
     await page.getByRole('button', { name: 'Add to cart' }).click();
-    await page.waitForFunction(`document.getElementById('cart-count').textContent === '1'`);
+    await until(page, `document.getElementById('cart-count').textContent === '1'`);
     await context.close();
   }, 60_000);
 

@@ -43,7 +43,8 @@ export interface FieldError {
   readonly message: string;
 }
 
-export type Answer = { value: number; unit: string } | number | string | boolean;
+/** As the service takes them: a measure (`method`: a zone's, `bra_size` for a chest read from a bra size), or a value. */
+export type Answer = { value: number; unit: string; method?: string } | number | string | boolean;
 
 /** A refusal the shopper can act on (field errors), or the backend/service not answering. */
 export class BackendError extends Error {

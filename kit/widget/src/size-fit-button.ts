@@ -16,6 +16,22 @@ const KG_PER_POUND = 0.45359237;
 const SEXES = ['female', 'male'];
 const FIT_PREFERENCES = ['tighter', 'regular', 'looser'];
 const VERDICTS = ['too_small', 'snug', 'regular', 'loose', 'too_large'];
+/**
+ * Bra sizes, read as the bust they mean: EU bands are the underbust in centimetres and each cup 2 cm more from AA's
+ * 10–12 cm; US bands are inches and each cup one inch more (band plus cup, as the service's evaluation reads them).
+ */
+const BRA = {
+  metric: {
+    bands: [60, 65, 70, 75, 80, 85, 90, 95, 100, 105, 110],
+    cups: ['AA', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'],
+    bust: (band: number, cup: number) => band + 11 + 2 * cup,
+  },
+  imperial: {
+    bands: [28, 30, 32, 34, 36, 38, 40, 42, 44, 46],
+    cups: ['AA', 'A', 'B', 'C', 'D', 'DD', 'DDD', 'G', 'H'],
+    bust: (band: number, cup: number) => band + cup,
+  },
+};
 
 /** Products whose widget this page view has already counted. */
 const viewed = new Set<string>();
@@ -232,6 +248,9 @@ export class SizeFitButton extends HTMLElement {
       if (unit) unit.textContent = unitOf(key, to);
     }
     this.units = to;
+    const band = form.querySelector<HTMLSelectElement>(`#${idOf('chest')}-band`);
+    const cup = form.querySelector<HTMLSelectElement>(`#${idOf('chest')}-cup`);
+    if (band && cup) this.fillBra(band, cup);
   }
 
   private label(question: Question, text: string, forId?: string): HTMLElement {
@@ -288,7 +307,7 @@ export class SizeFitButton extends HTMLElement {
     const unit = isMeasure(key) ? unitOf(key, this.units) : key === 'age' ? t.years : null;
     const describedBy = [hint ? `${id}-hint` : '', unit ? `${id}-unit` : '', `${id}-error`].filter(Boolean).join(' ');
     let value = '';
-    if (isMeasure(key) && typeof previous === 'object' && previous !== null) {
+    if (isMeasure(key) && typeof previous === 'object' && previous !== null && previous.method !== 'bra_size') {
       const sameUnits = unitOf(key, this.units) === previous.unit;
       value = String(sameUnits ? previous.value : converted(previous.value, key, this.units));
     } else if (previous !== undefined && typeof previous !== 'object') value = String(previous);
@@ -309,9 +328,39 @@ export class SizeFitButton extends HTMLElement {
       this.label(question, text, id),
       h('div', { class: 'row' }, input, unit && h('span', { class: 'unit', id: `${id}-unit` }, unit)),
       hint ?? '',
+      key === 'chest' ? this.braPart(input as HTMLInputElement, id) : '',
       error,
     );
     return wrapper;
+  }
+
+  /** The chest from a bra size instead of a tape: band and cup, read as the bust they mean. */
+  private braPart(tape: HTMLInputElement, id: string): HTMLElement {
+    const t = this.t;
+    const toggle = h('input', { type: 'checkbox', id: `${id}-bra` }) as HTMLInputElement;
+    const band = h('select', { id: `${id}-band`, part: 'input' }) as HTMLSelectElement;
+    const cup = h('select', { id: `${id}-cup`, part: 'input' }) as HTMLSelectElement;
+    this.fillBra(band, cup);
+    const choices = h(
+      'div',
+      { hidden: true },
+      h('div', { class: 'row' }, h('label', { for: band.id }, t.bra_band), band, h('label', { for: cup.id }, t.bra_cup), cup),
+      h('p', { class: 'hint', part: 'hint' }, t.bra_hint),
+    );
+    toggle.addEventListener('change', () => {
+      choices.hidden = !toggle.checked;
+      tape.disabled = toggle.checked;
+    });
+    return h('div', {}, h('label', { class: 'option', for: toggle.id }, toggle, t.bra_toggle), choices);
+  }
+
+  private fillBra(band: HTMLSelectElement, cup: HTMLSelectElement): void {
+    const sizes = BRA[this.units];
+    band.replaceChildren(
+      h('option', { value: '' }, this.t.bra_choose),
+      ...sizes.bands.map((b) => h('option', { value: String(b) }, String(b))),
+    );
+    cup.replaceChildren(h('option', { value: '' }, this.t.bra_choose), ...sizes.cups.map((c, i) => h('option', { value: String(i) }, c)));
   }
 
   /** The answers as the service takes them; a number that does not read as one is refused here, beside its field. */
@@ -323,6 +372,14 @@ export class SizeFitButton extends HTMLElement {
       if (key === 'sex' || key === 'fit_preference') {
         const checked = form.querySelector<HTMLInputElement>(`input[name="${key}"]:checked`);
         if (checked) answers[key] = checked.value;
+        continue;
+      }
+      if (key === 'chest' && form.querySelector<HTMLInputElement>(`#${idOf(key)}-bra`)?.checked) {
+        const band = Number(form.querySelector<HTMLSelectElement>(`#${idOf(key)}-band`)?.value || NaN);
+        const cup = Number(form.querySelector<HTMLSelectElement>(`#${idOf(key)}-cup`)?.value || NaN);
+        if (Number.isFinite(band) && Number.isFinite(cup)) {
+          answers[key] = { value: BRA[this.units].bust(band, cup), unit: unitOf(key, this.units), method: 'bra_size' };
+        } else errors.push({ field: `answers.${key}`, code: 'required', message: '' });
         continue;
       }
       const control = form.querySelector<HTMLInputElement | HTMLSelectElement>(`#${idOf(key)}`);
@@ -387,7 +444,12 @@ export class SizeFitButton extends HTMLElement {
                 : t.error_other;
       if (holder) holder.textContent = holder.textContent ? `${holder.textContent} ${text}` : text;
       const control = form.querySelector<HTMLElement>(`#${id}`);
-      const focusable = control?.tagName === 'FIELDSET' ? control.querySelector<HTMLElement>('input') : control;
+      const focusable =
+        control?.tagName === 'FIELDSET'
+          ? control.querySelector<HTMLElement>('input')
+          : control?.hasAttribute('disabled')
+            ? form.querySelector<HTMLElement>(`#${id}-band`)
+            : control;
       control?.setAttribute('aria-invalid', 'true');
       if (focusable) invalid.push(focusable);
     }
