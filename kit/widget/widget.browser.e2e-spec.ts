@@ -162,6 +162,10 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     ).resolves.toBe(true);
     await axe(page, 'questions');
     await shot(page, '02-questions-en');
+    await page.evaluate(
+      `(() => { const d = document.querySelector('size-fit-button').shadowRoot.querySelector('dialog'); d.scrollTop = d.scrollHeight; })()`,
+    );
+    await shot(page, '02b-questions-en-end');
 
     await dialog(page).getByRole('button', { name: 'Show my size' }).click();
     const result = dialog(page).getByRole('region', { name: 'Your size' });
