@@ -202,6 +202,7 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await page.getByRole('button', { name: 'Place order' }).click();
     await page.getByRole('heading', { name: 'Thank you' }).waitFor();
     await axe(page, 'order placed');
+    await shot(page, '05b-order-placed-en');
 
     const metrics = await admin.GET('/v1/stores/{store_id}/metrics', { params: { path: { store_id: storeId } } });
     expect(metrics.counts).toMatchObject({ accepted_sessions: 1, converted_sessions: 1, purchased_lines: 1 });
