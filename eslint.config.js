@@ -34,7 +34,7 @@ const PUBLIC = {
     'dto',
   ],
   fit: ['fit.module.ts', 'product-fit.service.ts', 'dto'],
-  events: ['events.module.ts', 'session-events.service.ts', 'event-types.ts'],
+  events: ['events.module.ts', 'session-events.service.ts', 'event-types.ts', 'events.service.ts'],
   problems: ['problems.module.ts'],
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts', 'shopper-digests.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],

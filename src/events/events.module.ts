@@ -18,6 +18,6 @@ import { SessionEventsService } from './session-events.service.js';
   imports: [TypeOrmModule.forFeature(EVENTS_ENTITIES), CatalogModule, LearningModule],
   controllers: [EventsController],
   providers: [EventsService, SessionEventsService, EventReferences, EventsRepository, LineSummariesRepository],
-  exports: [SessionEventsService],
+  exports: [SessionEventsService, EventsService],
 })
 export class EventsModule {}

@@ -195,6 +195,26 @@ const INSERT_ONE = prepared<{ id: string }>(
 export class EventsRepository {
   constructor(@InjectRepository(FitEvent) private readonly stored: Repository<FitEvent>) {}
 
+  /**
+   * For each type: when the store's latest event of it arrived (since `since`, else null) and how many arrived from
+   * `today` on. Ids are UUIDv7, so a time is an id bound and each read walks the `(store_id, id)` index from the newest.
+   */
+  async activity(
+    store: Store,
+    types: readonly string[],
+    today: Date,
+    since: Date,
+  ): Promise<{ type: string; last_at: Date | null; today: number }[]> {
+    const rows: { type: string; last_at: Date | string | null; today: string | number }[] = await this.stored.manager.query(
+      `SELECT t.type,
+              (SELECT e.received_at FROM events e WHERE e.store_id = $1 AND e.type = t.type AND e.id >= $3::uuid ORDER BY e.id DESC LIMIT 1) AS last_at,
+              (SELECT count(*) FROM events e WHERE e.store_id = $1 AND e.type = t.type AND e.id >= $2::uuid) AS today
+         FROM unnest($4::text[]) AS t(type)`,
+      [store.id, idBound(today), idBound(since), types],
+    );
+    return rows.map((row) => ({ type: row.type, last_at: row.last_at === null ? null : new Date(row.last_at), today: Number(row.today) }));
+  }
+
   /** A page of the store's events, newest first, filtered as the query asks. */
   list<T>(store: Store, query: EventListQuery, present: (event: FitEvent) => T): Promise<Page<T>> {
     const events = queryInStore(this.stored.manager, FitEvent, 'event', store);
@@ -345,4 +365,10 @@ export class EventsRepository {
   namesVariant(manager: EntityManager, variantId: string): Promise<boolean> {
     return manager.exists(FitEvent, { where: [{ variantId }, { newVariantId: variantId }] });
   }
+}
+
+/** The smallest UUIDv7 of the millisecond `at`: ids from then on sort at or after it. */
+function idBound(at: Date): string {
+  const hex = Math.max(0, at.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }

@@ -13,6 +13,7 @@ import type { FitEvent } from './event.entity.js';
 import { checkOccurredAt, deliveryKey, draftEvent, type EventDraft } from './event-rules.js';
 import { EventsRepository, type References } from './events.repository.js';
 import { LineSummariesRepository, touchesOnlyItsLine } from './line-summaries.repository.js';
+import { EVENT_TYPES } from './event-types.js';
 
 /** What one event gets: stored now (201), stored before (200), refused (400) or in conflict (409). */
 type EventResult =
@@ -52,6 +53,11 @@ export class EventsService {
   async recordBatch(store: Store, items: readonly unknown[]): Promise<EventResult[]> {
     const prepared = await Promise.all(items.map((item) => prepare(item, 'Each event must be a JSON object')));
     return this.ingest(store, prepared);
+  }
+
+  /** For each event type: when the store's latest arrived (since `since`), and how many arrived from `today` on. */
+  activity(store: Store, today: Date, since: Date): Promise<{ type: string; last_at: Date | null; today: number }[]> {
+    return this.events.activity(store, EVENT_TYPES, today, since);
   }
 
   list(store: Store, query: EventListQuery): Promise<Page<EventResponse>> {
