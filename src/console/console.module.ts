@@ -1,7 +1,8 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule, type OnModuleInit, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { ConsoleAccountsModule } from '../console-accounts/console-accounts.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -9,6 +10,8 @@ import { StoresModule } from '../stores/stores.module.js';
 import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
 import { ConsoleCatalogController } from './console-catalog.controller.js';
+import { ConsoleStatusController } from './console-status.controller.js';
+import { RecentRefusals, RefusalRecorder } from './status/recent-refusals.js';
 import { consoleAssets } from './console-assets.js';
 import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
@@ -29,18 +32,21 @@ import { PlatformService } from './platform.service.js';
     MetricsModule,
     FitModule,
     CatalogModule,
+    EventsModule,
   ],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [
     ConsoleAccountsController,
     ConsoleStoresController,
     ConsoleCatalogController,
+    ConsoleStatusController,
     PlatformController,
     ConsoleAssetsController,
     ConsoleNotFoundController,
   ],
   providers: [
     PageSender,
+    RecentRefusals,
     PlatformService,
     PlatformConnectionsRepository,
     ConsolePageFilter,
@@ -49,9 +55,14 @@ import { PlatformService } from './platform.service.js';
   // The service's error filter answers console addresses that reach no route with the console's pages.
   exports: [PROBLEM_PAGES],
 })
-export class ConsoleModule implements OnModuleInit {
+export class ConsoleModule implements OnModuleInit, NestModule {
   /** Reads the stylesheet and scripts at start-up, so that a deployment without them fails to start, not to serve. */
   onModuleInit(): void {
     consoleAssets();
+  }
+
+  /** The store status panel's record of refused API requests (status/recent-refusals.ts). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RefusalRecorder).forRoutes({ path: 'v1/stores/{*rest}', method: RequestMethod.ALL });
   }
 }

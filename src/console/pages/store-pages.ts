@@ -109,6 +109,7 @@ export function storePage(context: PageContext, page: StorePage): Html {
   <div class="heading-actions">
     <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
     <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
+    <a class="button" href="/console/stores/${store.id}/status">Integration status</a>
   </div>
 </div>
 ${page.notice === 'created' ? html`<p class="notice" role="status" data-status="created">The store is created. Set up its catalog: size charts, product types, then products.</p>` : ''}

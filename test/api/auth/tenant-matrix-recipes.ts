@@ -221,6 +221,7 @@ export const CONSOLE_RECIPES: Record<
   'GET /console/stores/{store_id}/product-types': {},
   'POST /console/stores/{store_id}/product-types': { form: { name: 'console matrix type', category: 'tops', weight_chest: '1' } },
   'GET /console/stores/{store_id}/products': {},
+  'GET /console/stores/{store_id}/status': {},
   'POST /console/stores/{store_id}/products': {
     form: { title: 'console matrix product', product_type_id: '{type_id}', size_chart_id: '{chart_id}', fit_adjustment: 'true_to_size' },
   },

@@ -556,7 +556,7 @@ suite('seller console in Chromium', () => {
     }
   }, 60_000);
 
-  it('speaks plain words: empty states say what to send, rates say which way is better, one small chart per count, caveats folded, fit in sentences, keys with last use and expiry', async () => {
+  it('speaks plain words: empty states say what to send, rates say which way is better, one small chart per count, caveats folded, fit in sentences, keys with last use and expiry, the integration’s status', async () => {
     const context = await newContext(browser, { viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const watched = watch(page);
@@ -614,6 +614,18 @@ suite('seller console in Chromium', () => {
       await expect(keyRow('Never used').locator('td.used').textContent()).resolves.toBe('never');
       await expect(keyRow('Never used').locator('td.expires').textContent()).resolves.toBe('never');
       await accessible('store');
+
+      // ——— whether the integration works: what arrived, today's counts, what was refused ———
+      expect((await t.http().post(`/v1/stores/${shop.storeId}/events`).set(bearer(used)).send({ type: 'purchase' })).status).toBe(403);
+      expect(
+        (await t.http().post(`/v1/stores/${shop.storeId}/events`).set(bearer(shop.tenant.admin.secret)).send({ type: 'purchase' })).status,
+      ).toBe(400);
+      await navigate(page, watched, () => page.getByRole('link', { name: 'Integration status' }).click());
+      await expect(page.locator('#verdict').getAttribute('data-state')).resolves.toBe('refusing');
+      await expect(page.locator('#refusals tr[data-code="validation_failed"]').count()).resolves.toBeGreaterThanOrEqual(1);
+      await expect(page.locator('#events tr[data-type="purchase"]').getAttribute('data-last')).resolves.toMatch(/^\d{4}-/);
+      await accessible('status');
+      await shot(page, 'store-status');
 
       // ——— a new store says what to send first ———
       await navigate(page, watched, () => page.goto(url('/console')));
