@@ -244,6 +244,23 @@ describe('seller console: store and catalog set-up', () => {
       '48',
     ]);
 
+    // a shopper gets a recommendation on it, naming one of the variants the console made
+    const session = await t
+      .http()
+      .post(`/v1/stores/${tenant.storeId}/sessions`)
+      .set(bearer(tenant.admin.secret))
+      .send({ product_id: productId });
+    expect(session.status).toBe(201);
+    const answered = await t
+      .http()
+      .post(`/v1/stores/${tenant.storeId}/sessions/${session.body.id}/answers`)
+      .set(bearer(tenant.admin.secret))
+      .send({ answers: { height: { value: 168, unit: 'cm' }, weight: { value: 62, unit: 'kg' }, age: 34, sex: 'female' } });
+    expect(answered.status).toBeLessThan(300);
+    const recommended = answered.body.recommendation as { size_label: string; variant_id: string | null };
+    const variant = (variants.body.data as { id: string; size_label: string }[]).find((v) => v.id === recommended.variant_id);
+    expect(variant?.size_label).toBe(recommended.size_label);
+
     // a type weighing zones the chart lacks is refused, in the catalog's words, on the chart's field
     const mismatch = await me.post(`${base}/products`, {
       title: 'Tee on trousers',
