@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
 import { CreateProductRequest, type ProductResponse, UpdateProductRequest } from '../catalog/dto/product.dto.js';
-import { CreateProductTypeRequest, type ProductTypeResponse } from '../catalog/dto/product-type.dto.js';
+import { CreateProductTypeRequest, type ProductTypeResponse, UpdateProductTypeRequest } from '../catalog/dto/product-type.dto.js';
 import { CreateSizeChartRequest, type SizeChartResponse, UpdateSizeChartRequest } from '../catalog/dto/size-chart.dto.js';
 import { ProductTypesService } from '../catalog/product-types.service.js';
 import { ProductsService } from '../catalog/products.service.js';
@@ -39,6 +39,8 @@ import {
   type ProductsPage,
   type TemplateFormValues,
   type TypeFormValues,
+  typeFormValues,
+  typePage,
   typesPage,
 } from './pages/catalog-pages.js';
 import type { PageContext } from './pages/layout.js';
@@ -211,23 +213,7 @@ export class ConsoleCatalogController {
     @Body() body: Record<string, unknown>,
     @Res() response: Response,
   ): Promise<void> {
-    const values: TypeFormValues = {
-      name: formText(body, 'name'),
-      category: formText(body, 'category'),
-      weights: Object.fromEntries(ZONES.map((zone) => [zone, formText(body, `weight_${zone}`).trim()])),
-    };
-    const errors: FieldError[] = [];
-    const weights: Record<string, number> = {};
-    for (const zone of ZONES) {
-      const text = values.weights[zone];
-      if (text === '') continue;
-      const weight = Number(text.replace(',', '.'));
-      if (!/^\d+(?:[.,]\d+)?$/.test(text) || !Number.isFinite(weight)) {
-        errors.push({ field: `zone_weights.${zone}`, code: 'must_be_number', message: 'Write the weight as a number from 0 to 10' });
-      } else {
-        weights[zone] = weight;
-      }
-    }
+    const { values, weights, errors } = typeForm(body);
     if (errors.length === 0) {
       const result = await this.attempt(async () => {
         const checked = await validateObject(CreateProductTypeRequest, {
@@ -245,6 +231,50 @@ export class ConsoleCatalogController {
       errors.push(...result.errors);
     }
     this.pages.send(response, 422, typesPage(page, { store, types: await this.allTypes(store), form: { values, errors } }));
+  }
+
+  @Get('product-types/:type_id')
+  @ConsolePage({ signedIn: true, store: true })
+  async showType(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Param('type_id') typeId: string,
+    @Query('saved') saved: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
+    const type = await this.types.get(store, typeId);
+    this.pages.send(response, 200, typePage(page, { store, type, values: typeFormValues(type), errors: [], saved: saved === '1' }));
+  }
+
+  /** Its name, category and weights through the API's update (a weight its products' charts do not state is refused). */
+  @Post('product-types/:type_id')
+  @ConsolePage({ signedIn: true, store: true })
+  async saveType(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Param('type_id') typeId: string,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const type = await this.types.get(store, typeId);
+    const { values, weights, errors } = typeForm(body);
+    if (errors.length === 0) {
+      const result = await this.attempt(async () => {
+        const checked = await validateObject(UpdateProductTypeRequest, {
+          name: values.name,
+          category: values.category,
+          zone_weights: weights,
+        });
+        if (!checked.ok) throw ProblemError.validation(checked.errors);
+        return this.types.update(store, type.id, checked.value);
+      });
+      if (!('errors' in result)) {
+        this.pages.redirect(response, `/console/stores/${store.id}/product-types/${type.id}?saved=1`);
+        return;
+      }
+      errors.push(...result.errors);
+    }
+    this.pages.send(response, 422, typePage(page, { store, type, values, errors }));
   }
 
   // ———————————————————————————————————————— products ————————————————————————————————————————
@@ -424,4 +454,26 @@ async function everyPage<T extends { id: string }>(read: (after?: string) => Pro
     after = page.next_cursor;
   }
   return items;
+}
+
+/** The product type form as sent: its text kept, the weights read as numbers (one that is not is refused on its field). */
+function typeForm(body: Record<string, unknown>): { values: TypeFormValues; weights: Record<string, number>; errors: FieldError[] } {
+  const values: TypeFormValues = {
+    name: formText(body, 'name'),
+    category: formText(body, 'category'),
+    weights: Object.fromEntries(ZONES.map((zone) => [zone, formText(body, `weight_${zone}`).trim()])),
+  };
+  const errors: FieldError[] = [];
+  const weights: Record<string, number> = {};
+  for (const zone of ZONES) {
+    const text = values.weights[zone];
+    if (text === '') continue;
+    const weight = Number(text.replace(',', '.'));
+    if (!/^\d+(?:[.,]\d+)?$/.test(text) || !Number.isFinite(weight)) {
+      errors.push({ field: `zone_weights.${zone}`, code: 'must_be_number', message: 'Write the weight as a number from 0 to 10' });
+    } else {
+      weights[zone] = weight;
+    }
+  }
+  return { values, weights, errors };
 }

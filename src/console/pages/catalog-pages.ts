@@ -326,8 +326,6 @@ export function typesPage(context: PageContext, page: TypesPage): Html {
   const { store } = page;
   const errors = page.form?.errors ?? [];
   const values = page.form?.values ?? { name: '', category: 'tops', weights: { chest: '1', waist: '0.5' } };
-  const shown: Record<string, string> = { name: 'type-name', category: 'type-category', zone_weights: 'weight-chest' };
-  for (const zone of ZONES) shown[`zone_weights.${zone}`] = `weight-${zone}`;
   return catalogLayout(
     context,
     store,
@@ -345,15 +343,24 @@ a T-shirt is chosen by chest, then waist; trousers by waist and hip.</p>
     <thead><tr><th>Type</th><th>Category</th><th>Measurements that decide the fit</th></tr></thead>
     <tbody>${page.types.map(
       (type) =>
-        html`<tr data-type-id="${type.id}"><th scope="row">${type.name}</th><td>${CATEGORY_LABELS[type.category]}</td><td>${weightsText(type)}</td></tr>`,
+        html`<tr data-type-id="${type.id}"><th scope="row"><a href="/console/stores/${store.id}/product-types/${type.id}">${type.name}</a></th><td>${CATEGORY_LABELS[type.category]}</td><td>${weightsText(type)}</td></tr>`,
     )}</tbody>
   </table></div>`
   }
 </section>
 <section class="card" id="new-type">
   <h2>Add a product type</h2>
-  ${errorSummary(errors, shown)}
-  <form method="post" action="/console/stores/${store.id}/product-types" class="stack">
+  ${typeForm(context, `/console/stores/${store.id}/product-types`, 'Add product type', values, errors)}
+</section>`,
+  );
+}
+
+/** A product type's fields, to add one or change it. */
+function typeForm(context: PageContext, action: string, button: string, values: TypeFormValues, errors: readonly FieldError[]): Html {
+  const shown: Record<string, string> = { name: 'type-name', category: 'type-category', zone_weights: 'weight-chest' };
+  for (const zone of ZONES) shown[`zone_weights.${zone}`] = `weight-${zone}`;
+  return html`${errorSummary(errors, shown)}
+  <form method="post" action="${action}" class="stack">
     ${csrfField(context)}
     <label for="type-name">Name</label>
     <input id="type-name" name="name" required maxlength="200" placeholder="T-shirt" value="${values.name}"${invalidAttributes(errors, 'name')}>
@@ -373,11 +380,42 @@ a T-shirt is chosen by chest, then waist; trousers by waist and hip.</p>
       )}</div>
     </fieldset>
     ${fieldError(errors, 'zone_weights')}${ZONES.map((zone) => fieldError(errors, `zone_weights.${zone}`))}
-    <button type="submit" class="primary">Add product type</button>
+    <button type="submit" class="primary">${button}</button>
   </form>
+`;
+}
+
+interface TypePage {
+  readonly store: Store;
+  readonly type: ProductTypeResponse;
+  readonly values: TypeFormValues;
+  readonly errors: readonly FieldError[];
+  readonly saved?: boolean;
+}
+
+/** One product type, its fields editable. */
+export function typePage(context: PageContext, page: TypePage): Html {
+  const { store, type } = page;
+  const base = `/console/stores/${store.id}/product-types`;
+  return catalogLayout(
+    context,
+    store,
+    'types',
+    { title: type.name, invalid: page.errors.length > 0, crumbs: [{ label: 'Product types', href: base }, { label: type.name }] },
+    html`<h1>${type.name}</h1>
+${page.saved ? html`<p class="notice" role="status" data-status="saved">The product type is saved. Recommendations use it from now on.</p>` : ''}
+<section class="card" id="edit-type">
+  ${typeForm(context, `${base}/${type.id}`, 'Save product type', page.values, page.errors)}
 </section>`,
   );
 }
+
+/** A type's fields as its form shows them. */
+export const typeFormValues = (type: ProductTypeResponse): TypeFormValues => ({
+  name: type.name,
+  category: type.category,
+  weights: Object.fromEntries(Object.entries(type.zone_weights).map(([zone, weight]) => [zone, String(weight)])),
+});
 
 // ———————————————————————————————————————— products ————————————————————————————————————————
 

@@ -170,12 +170,12 @@ export const RECIPES: Record<string, Recipe> = {
 
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
 /**
- * A console page's request. `fresh`: a new key, session, chart (the path's chart_id) or product (the form's `ids`) for
+ * A console page's request. `fresh`: a new key, session, chart or type (the path's id) or product (the form's `ids`) for
  * each cell; `{type_id}` and `{chart_id}` in a form value stand for store A1's.
  */
 export const CONSOLE_RECIPES: Record<
   string,
-  { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' | 'chart' | 'product' }
+  { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' | 'chart' | 'type' | 'product' }
 > = {
   'GET /console': {},
   'GET /console/access': {},
@@ -220,6 +220,11 @@ export const CONSOLE_RECIPES: Record<
   'GET /console/stores/{store_id}/charts/{chart_id}/csv': {},
   'GET /console/stores/{store_id}/product-types': {},
   'POST /console/stores/{store_id}/product-types': { form: { name: 'console matrix type', category: 'tops', weight_chest: '1' } },
+  'GET /console/stores/{store_id}/product-types/{type_id}': {},
+  'POST /console/stores/{store_id}/product-types/{type_id}': {
+    fresh: 'type',
+    form: { name: 'console matrix type', category: 'tops', weight_chest: '1', weight_waist: '0.5' },
+  },
   'GET /console/stores/{store_id}/products': {},
   'GET /console/stores/{store_id}/status': {},
   'POST /console/stores/{store_id}/products': {

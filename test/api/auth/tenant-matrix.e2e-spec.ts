@@ -422,6 +422,8 @@ describe('tenant isolation matrix', () => {
           if (route.params.includes('key_id')) values.key_id = await fresh('key', worlds.A1);
           if (route.params.includes('account_id')) values.account_id = await fresh('account', worlds.A1);
           if (route.params.includes('product_id')) values.product_id = worlds.A1.productId;
+          if (route.params.includes('type_id'))
+            values.type_id = recipe.fresh === 'type' ? await fresh('type', worlds.A1) : worlds.A1.typeId;
           if (route.params.includes('chart_id'))
             values.chart_id = recipe.fresh === 'chart' ? await fresh('chart', worlds.A1) : worlds.A1.chartId;
           const path = fillPath(route.path, values);

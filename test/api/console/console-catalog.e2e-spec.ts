@@ -3,11 +3,13 @@ import { bearer, useApp } from '../../support/app.js';
 import {
   auditConsoleAnswers,
   type ConsoleClient,
+  errorCode,
   expectFieldErrors,
   expectPage,
   expectSeeOther,
   fieldErrors,
   find,
+  formError,
   findAll,
   signUp,
   storeIds,
@@ -278,6 +280,19 @@ describe('seller console: store and catalog set-up', () => {
     });
     expectFieldErrors(taken, ['external_id']);
 
+    // the T-shirt type edited: a weight its products' chart does not state is refused, naming the zone; then saved
+    const typePath = `${base}/product-types/${tee}`;
+    const typeForm = (await me.page(typePath)).text;
+    expect(find(typeForm, 'input', { id: 'weight-waist' }).attrs.value).toBe('0.5');
+    const hip = await me.post(typePath, { name: 'T-shirt', category: 'tops', weight_chest: '1', weight_waist: '0.5', weight_hip: '1' });
+    expect(hip.status).toBe(422);
+    expect(Object.values(fieldErrors(hip.text)).join(' ') + (formError(hip.text)?.text ?? '')).toMatch(/hip/);
+    expectSeeOther(await me.post(typePath, { name: 'Tee', category: 'tops', weight_chest: '1', weight_waist: '1' }), typePath);
+    expect((await api(tenant, `/v1/stores/${tenant.storeId}/product-types/${tee}`)).body).toMatchObject({
+      name: 'Tee',
+      zone_weights: { chest: 1, waist: 1 },
+    });
+
     for (const title of ['Slim chino', 'Wide chino', 'Linen trousers']) {
       await me.post(`${base}/products`, { title, product_type_id: trousers, size_chart_id: bottoms, fit_adjustment: 'true_to_size' });
     }
@@ -305,5 +320,34 @@ describe('seller console: store and catalog set-up', () => {
     const result = find(mixed.text, 'section', { 'data-status': 'bulk' });
     expect(result.attrs['data-changed']).toBe('2');
     expect(result.text).toMatch(/Crew tee <navy> ?: the new chart lacks the sizes 32, 34/);
+  });
+
+  it('refuses each set-up form without the page’s CSRF token, changing nothing', async () => {
+    const tenant = await createTenant(t);
+    const me = await signUp(t, tenant);
+    const chartId = await chartFromTemplate(me, tenant.storeId);
+    const base = `/console/stores/${tenant.storeId}`;
+    for (const path of [
+      '/console/stores',
+      `${base}/settings`,
+      `${base}/charts`,
+      `${base}/charts/import`,
+      `${base}/charts/${chartId}`,
+      `${base}/product-types`,
+      `${base}/products`,
+      `${base}/products/bulk`,
+    ]) {
+      for (const csrf of [null, 'forged-token']) {
+        const refused = await me.post(path, { name: 'forged' }, { csrf });
+        expect({ path, csrf, status: refused.status, code: errorCode(refused.text) }).toEqual({
+          path,
+          csrf,
+          status: 403,
+          code: 'csrf_failed',
+        });
+      }
+    }
+    expect((await api(tenant, `/v1/stores?limit=100`)).body.data).toHaveLength(1);
+    expect((await api(tenant, `/v1/stores/${tenant.storeId}/size-charts`)).body.data).toHaveLength(1);
   });
 });
