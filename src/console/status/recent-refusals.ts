@@ -15,7 +15,7 @@ export interface Refusal {
 
 /** How many refusals each store keeps, and how many stores are remembered (the least recently refused forgotten first). */
 const PER_STORE = 20;
-const STORES = 2000;
+const STORES = 500;
 
 /**
  * The last refused API requests of each store, kept in this instance's memory only (docs/decisions/005-seller-console.md,

@@ -545,7 +545,10 @@ suite('seller console in Chromium', () => {
 
       // ——— on a phone, nothing scrolls sideways but the tables inside their own boxes ———
       await page.setViewportSize({ width: 390, height: 844 });
-      for (const path of ['products', 'product-types', 'charts']) {
+      const here = new URL(page.url()).pathname; // the products list, filtered
+      expect(here).toBe(`/console/stores/${storeId}/products`);
+      const chartId = (await page.locator('#filter-chart option').nth(1).getAttribute('value')) ?? '';
+      for (const path of ['products', 'product-types', 'charts', `charts/${chartId}`, 'status']) {
         await navigate(page, watched, () => page.goto(url(`/console/stores/${storeId}/${path}`)));
         const overflow = await horizontalOverflow(page);
         expect({ path, ...overflow }).toEqual({ path, scrollWidth: 390, clientWidth: 390, offenders: [] });
