@@ -51,13 +51,15 @@ describe('the example integrator backend (kit/example-backend) against the real 
         body: { size_label: size, external_id: `gid-2001-${size}` },
       });
 
-    const logs: string[] = [];
+    const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+    const statusToken = randomBytes(24).toString('base64url');
     const backend = createBackend({
       sizeFit: { baseUrl: service.baseUrl, apiKey: secretOf(key), storeId: store.id, fetch: service.fetch },
       webhookSecret: WEBHOOK_SECRET,
       cookieSecret: randomBytes(32).toString('base64'),
       secureCookies: false,
-      log: (message) => logs.push(message),
+      statusToken,
+      log: (message, fields) => logs.push({ message, fields }),
     });
     const server = await new Promise<Server>((resolve) => {
       const listening = backend.listen(0, '127.0.0.1', () => resolve(listening));
@@ -65,17 +67,21 @@ describe('the example integrator backend (kit/example-backend) against the real 
     servers.push(server);
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the backend is not listening on a port');
-    return { admin, storeId: store.id, productId: product.id, url: `http://127.0.0.1:${address.port}`, logs };
+    return { admin, storeId: store.id, productId: product.id, url: `http://127.0.0.1:${address.port}`, logs, statusToken };
   }
 
   /** A shopper's browser: keeps the cookies the backend sets; every answer is checked for a leaked key. */
   function browser(url: string) {
     const jar = new Map<string, string>();
-    const post = async (path: string, body: unknown) => {
+    const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
       const response = await fetch(`${url}${path}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') },
-        body: JSON.stringify(body),
+        headers: {
+          'Content-Type': 'application/json',
+          Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+          ...headers,
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
       });
       for (const cookie of response.headers.getSetCookie()) {
         const [pair = ''] = cookie.split(';');
@@ -133,6 +139,22 @@ describe('the example integrator backend (kit/example-backend) against the real 
     }))
       found.push(event);
     return found;
+  }
+
+  async function eventsOfType(admin: SizeFitClient, storeId: string, type: 'add_to_cart' | 'checkout_started') {
+    const found = [];
+    for await (const event of admin.list('/v1/stores/{store_id}/events', { params: { path: { store_id: storeId }, query: { type } } }))
+      found.push(event);
+    return found;
+  }
+
+  async function variantIds(admin: SizeFitClient, storeId: string, productId: string) {
+    const ids = new Map<string, string>();
+    for await (const variant of admin.list('/v1/stores/{store_id}/products/{product_id}/variants', {
+      params: { path: { store_id: storeId, product_id: productId } },
+    }))
+      ids.set(variant.size_label, variant.id);
+    return ids;
   }
 
   it('runs a shopper through start, answers and decision, with the key kept on the server', async () => {
@@ -273,5 +295,176 @@ describe('the example integrator backend (kit/example-backend) against the real 
       size_returned_lines: 1,
       size_exchanged_lines: 0,
     });
+  });
+
+  it('records add_to_cart and checkout_started for a cart line, with the session only from a cart property it signed', async () => {
+    const { url, admin, storeId, productId, logs } = await setUp();
+    const { shopper, decided, sessionId, size } = await shopperDecides(url);
+    const variants = await variantIds(admin, storeId, productId);
+    const line = { product: 'gid-2001', variant: `gid-2001-${size}`, cart_property: decided.body.cart_property };
+
+    const added = await shopper.post('/fit/cart-events', { type: 'add_to_cart', ...line }, { 'Idempotency-Key': 'add-1' });
+    expect(added).toMatchObject({ status: 204, body: null });
+    // The same call retried (its answer lost): stored once.
+    expect((await shopper.post('/fit/cart-events', { type: 'add_to_cart', ...line }, { 'Idempotency-Key': 'add-1' })).status).toBe(204);
+    // Another browser, with no cookie, holding the line's property: the property is the proof (a checkout may run elsewhere).
+    const checkout = browser(url);
+    expect((await checkout.post('/fit/cart-events', { type: 'checkout_started', ...line }, { 'Idempotency-Key': 'co-1' })).status).toBe(
+      204,
+    );
+    // A line without the widget's property (unassisted), and one of a product without size help (nothing to count).
+    expect((await shopper.post('/fit/cart-events', { type: 'add_to_cart', product: 'gid-2001', variant: 'gid-2001-S' })).status).toBe(204);
+    expect((await shopper.post('/fit/cart-events', { type: 'add_to_cart', product: 'gid-9999', variant: 'gid-9999-1' })).status).toBe(204);
+
+    const expected = {
+      source: 'shop-webhooks',
+      product_id: productId,
+      variant_id: variants.get(size),
+      session_id: sessionId,
+      order_id: null,
+      external_id: expect.stringMatching(/^add_to_cart:[A-Za-z0-9_-]{43}$/),
+    };
+    const addedEvents = await eventsOfType(admin, storeId, 'add_to_cart');
+    expect(addedEvents).toHaveLength(2);
+    expect(addedEvents.find((event) => event.session_id !== null)).toMatchObject({ type: 'add_to_cart', ...expected });
+    expect(addedEvents.find((event) => event.session_id === null)).toMatchObject({ variant_id: variants.get('S'), product_id: productId });
+    for (const event of addedEvents) expect(Math.abs(Date.parse(event.occurred_at) - Date.now())).toBeLessThan(60_000);
+    expect(logs.map((entry) => entry.message)).not.toContain('event refused'); // the retry was answered as stored
+    expect(await eventsOfType(admin, storeId, 'checkout_started')).toMatchObject([
+      { type: 'checkout_started', ...expected, external_id: expect.stringMatching(/^checkout_started:/) },
+    ]);
+  });
+
+  it('refuses cart events that name a session without its signed property, and bodies that are not one small cart line', async () => {
+    const { url, admin, storeId } = await setUp();
+    const { shopper, sessionId, size } = await shopperDecides(url);
+    const line = { type: 'add_to_cart', product: 'gid-2001', variant: `gid-2001-${size}` };
+    const refused = [
+      // the session id alone, a forged signature, a property signed by another server
+      { ...line, cart_property: { name: '_size_fit_session', value: `session:${sessionId}` } },
+      { ...line, cart_property: { name: '_size_fit_session', value: `session:${sessionId}.forged` } },
+      {
+        ...line,
+        cart_property: {
+          name: '_size_fit_session',
+          value: `session:${sessionId}.${createHmac('sha256', 'another secret').update(`session:${sessionId}`).digest('base64url')}`,
+        },
+      },
+    ];
+    for (const body of refused)
+      expect(await shopper.post('/fit/cart-events', body)).toMatchObject({ status: 403, body: { error: 'not_your_session' } });
+    expect(await shopper.post('/fit/cart-events', { ...line, session_id: sessionId })).toMatchObject({ status: 204 }); // ignored: unassisted
+
+    expect(await shopper.post('/fit/cart-events', { ...line, type: 'purchase' })).toMatchObject({ status: 400, body: { field: 'type' } });
+    expect(await shopper.post('/fit/cart-events', [line, line])).toMatchObject({ status: 400, body: { field: 'body' } });
+    expect(await shopper.post('/fit/cart-events', { ...line, product: 'p'.repeat(256) })).toMatchObject({
+      status: 400,
+      body: { field: 'product' },
+    });
+    expect(await shopper.post('/fit/cart-events', { ...line, cart_property: 'x' })).toMatchObject({
+      status: 400,
+      body: { field: 'cart_property' },
+    });
+    expect(await shopper.post('/fit/cart-events', line, { 'Idempotency-Key': 'k'.repeat(256) })).toMatchObject({
+      status: 400,
+      body: { field: 'Idempotency-Key' },
+    });
+    expect(await shopper.post('/fit/cart-events', { ...line, padding: 'x'.repeat(2048) })).toMatchObject({
+      status: 413,
+      body: { error: 'body_too_large' },
+    });
+    expect(await shopper.post('/fit/cart-events', '{"type":')).toMatchObject({ status: 400, body: { error: 'unreadable_body' } });
+    expect(await shopper.post('/fit/cart-events', JSON.stringify(line), { 'Content-Type': 'text/plain' })).toMatchObject({ status: 415 });
+
+    const stored = await eventsOfType(admin, storeId, 'add_to_cart');
+    expect(stored.map((event) => event.session_id)).toEqual([null]);
+  });
+
+  it('does not acknowledge an order line whose variant it cannot map: logged, counted, delivered again until the catalog names it', async () => {
+    const { url, admin, storeId, productId, logs, statusToken } = await setUp();
+    const variants = await variantIds(admin, storeId, productId);
+    const other = 'S';
+    const otherId = variants.get(other) ?? '';
+    // A variant without the platform's id.
+    await admin.PATCH('/v1/stores/{store_id}/products/{product_id}/variants/{id}', {
+      params: { path: { store_id: storeId, product_id: productId, id: otherId } },
+      body: { external_id: null },
+    });
+    // The shopper's choice caches the product's map, which lacks that variant.
+    const { decided, sessionId, size } = await shopperDecides(url);
+    expect(size).not.toBe(other);
+    const order = {
+      id: '7001',
+      processed_at: new Date().toISOString(),
+      line_items: [
+        { id: '1', product_id: 'gid-2001', variant_id: `gid-2001-${size}`, quantity: 1, properties: [decided.body.cart_property] },
+        { id: '2', product_id: 'gid-2001', variant_id: `gid-2001-${other}`, quantity: 1, properties: [] },
+        { id: '3', product_id: 'gid-9999', variant_id: 'gid-9999-1', quantity: 1, properties: [] },
+      ],
+    };
+
+    const first = await deliver(url, 'orders/paid', order);
+    expect(first).toEqual({
+      status: 503,
+      body: {
+        error: 'lines_not_mapped',
+        events: [
+          { external_id: 'purchase:7001:1', status: 201 },
+          { external_id: 'purchase:7001:2', status: 'unmapped' },
+          { external_id: 'purchase:7001:3', status: 'skipped' },
+        ],
+      },
+    });
+    const line = { order_id: '7001', line_item_id: '2', product_id: 'gid-2001', variant_id: `gid-2001-${other}` };
+    expect(logs.filter((entry) => entry.fields?.level === 'warning')).toEqual([
+      {
+        message: expect.stringContaining('order line not sent'),
+        fields: expect.objectContaining({ level: 'warning', topic: 'orders/paid', ...line }),
+      },
+    ]);
+    expect(JSON.stringify(logs)).not.toMatch(SECRET_KEY);
+    expect(JSON.stringify(logs)).not.toContain(WEBHOOK_SECRET);
+    expect((await events(admin, storeId, '7001')).map((event) => event.line_item_id)).toEqual(['1']);
+
+    const status = async (authorization?: string) => {
+      const response = await fetch(`${url}/status`, { headers: authorization ? { Authorization: authorization } : {} });
+      return { status: response.status, body: JSON.parse(await response.text()) };
+    };
+    expect((await status()).status).toBe(401);
+    expect((await status('Bearer not-the-token')).status).toBe(401);
+    const seen = await status(`Bearer ${statusToken}`);
+    expect(seen).toEqual({
+      status: 200,
+      body: {
+        started_at: expect.any(String),
+        unmapped_lines: {
+          since_start: 1,
+          recent: [{ at: expect.any(String), topic: 'orders/paid', external_id: 'purchase:7001:2', ...line }],
+        },
+      },
+    });
+
+    // The merchant gives the variant its platform id (the cached map still lacks it); the platform's next delivery
+    // completes the order, each line stored once.
+    await admin.PATCH('/v1/stores/{store_id}/products/{product_id}/variants/{id}', {
+      params: { path: { store_id: storeId, product_id: productId, id: otherId } },
+      body: { external_id: `gid-2001-${other}` },
+    });
+    expect(await deliver(url, 'orders/paid', order)).toEqual({
+      status: 200,
+      body: {
+        events: [
+          { external_id: 'purchase:7001:1', status: 200 },
+          { external_id: 'purchase:7001:2', status: 201 },
+          { external_id: 'purchase:7001:3', status: 'skipped' },
+        ],
+      },
+    });
+    const stored = await events(admin, storeId, '7001');
+    expect(stored.map((event) => [event.line_item_id, event.variant_id, event.session_id]).sort()).toEqual([
+      ['1', variants.get(size), sessionId],
+      ['2', otherId, null],
+    ]);
+    expect((await status(`Bearer ${statusToken}`)).body.unmapped_lines.since_start).toBe(1);
   });
 });

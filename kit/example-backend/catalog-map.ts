@@ -1,12 +1,14 @@
 /**
  * The platform's product and variant ids → Size-Fit's, through the `external_id` each product and variant was
- * created with. Lookups are cached for a few minutes: a storefront asks about the same products all day.
+ * created with. Lookups are cached for a few minutes: a storefront asks about the same products all day. An order
+ * webhook that names a variant the cached map lacks refreshes the product first (`refresh`): the variant may have
+ * been added, or given its `external_id`, since.
  */
 import type { SizeFitClient } from '../client/size-fit.js';
 
 export interface SizeFitProduct {
   readonly id: string;
-  /** Platform variant id → Size-Fit variant id. */
+  /** Platform variant id → Size-Fit variant id; archived variants too (a return may name one). */
   readonly variants: ReadonlyMap<string, string>;
   /** The chart's sizes, smallest first, each with the platform variant in that size (null when there is none). */
   readonly sizes: readonly ChartSize[];
@@ -39,6 +41,12 @@ export class CatalogMap {
     return product;
   }
 
+  /** The product as Size-Fit has it now, the cache replaced: for an order line whose variant the cached map lacks. */
+  async refresh(platformProductId: string): Promise<SizeFitProduct | null> {
+    this.cache.delete(platformProductId);
+    return this.product(platformProductId);
+  }
+
   /** The product of a Size-Fit product id (a session's), or null when it has no platform id or no size help. */
   async productById(sizeFitProductId: string): Promise<SizeFitProduct | null> {
     for (const [platformId, cached] of this.cache) {
@@ -61,7 +69,12 @@ export class CatalogMap {
     for await (const variant of this.sizeFit.list('/v1/stores/{store_id}/products/{product_id}/variants', {
       params: { path: { store_id: this.storeId, product_id: product.id }, query: { limit: 100 } },
     })) {
-      if (variant.external_id === null || variant.archived_at !== null) continue;
+      if (variant.external_id === null) continue;
+      // An order's events may name an archived variant (the service keeps it); the widget's sizes never do.
+      if (variant.archived_at !== null) {
+        if (!variants.has(variant.external_id)) variants.set(variant.external_id, variant.id);
+        continue;
+      }
       variants.set(variant.external_id, variant.id);
       if (!bySize.has(variant.size_label)) bySize.set(variant.size_label, variant.external_id);
     }

@@ -5,7 +5,8 @@
  *   SHOP_WEBHOOK_SECRET=… COOKIE_SECRET=$(openssl rand -base64 32) PORT=8080 npm run kit:backend
  *
  * SIZE_FIT_KEY is a key bound to the store with the catalog, fit and events scopes. SECURE_COOKIES=false only for a
- * local http test. STOREFRONT=true also serves the example storefront and the widget (kit/example-storefront), for a
+ * local http test. STATUS_TOKEN (optional) serves GET /status to `Authorization: Bearer <STATUS_TOKEN>`: the order
+ * lines the webhooks could not send. STOREFRONT=true also serves the example storefront and the widget (kit/example-storefront), for a
  * store whose catalog is the example shop's (`npm run kit:storefront` sets all of this up).
  */
 import { buildWidget } from '../widget/build.js';
@@ -29,6 +30,7 @@ const app = createBackend({
   webhookSecret: required('SHOP_WEBHOOK_SECRET'),
   cookieSecret: required('COOKIE_SECRET'),
   secureCookies: process.env.SECURE_COOKIES !== 'false',
+  statusToken: process.env.STATUS_TOKEN || undefined,
   storefront: process.env.STOREFRONT === 'true' ? { widgetScript: await buildWidget() } : undefined,
   log: (message, fields) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), message, ...fields })}\n`),
 });
