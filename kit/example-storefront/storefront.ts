@@ -2,7 +2,9 @@
  * The example storefront, served by the example backend: a product page with the widget, a cart whose lines carry
  * the Size-Fit session the widget's decision named (the signed `_size_fit_session` property), and a checkout that
  * plays the e-commerce platform: it sends the signed `orders/paid` webhook to the backend's own `/webhooks/orders`,
- * which turns it into the purchase event with its `session_id`.
+ * which turns it into the purchase event with its `session_id`. The page's script (assets/storefront.js) tells the
+ * backend's `POST /fit/cart-events` of each line added to the cart (`add_to_cart`) and, before the order is placed,
+ * of each line checked out (`checkout_started`), with the line's cart property.
  *
  *   GET  /products/:id?lang=de      the product page (`lang`: en, de, fr, es; the widget follows the page's `lang`)
  *   GET  /size-fit/widget.js        the widget's script (kit/widget, bundled at start)
@@ -149,8 +151,8 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
     const lines = linesOf(request, response);
     const body = lines.length
       ? `<h1>${esc(words.cart)}</h1>
-<ul class="lines">${lines.map((l) => `<li>${esc(l.product.title)}, ${esc(words.size)} ${esc(l.size)}, ${esc(l.product.price)}</li>`).join('')}</ul>
-<form method="post" action="/cart/checkout${langQuery(request)}"><button type="submit" class="buy">${esc(words.placeOrder)}</button></form>`
+<ul class="lines">${lines.map((l) => `<li ${lineData(l)}>${esc(l.product.title)}, ${esc(words.size)} ${esc(l.size)}, ${esc(l.product.price)}</li>`).join('')}</ul>
+<form id="checkout" method="post" action="/cart/checkout${langQuery(request)}"><button type="submit" class="buy">${esc(words.placeOrder)}</button></form>`
       : `<h1>${esc(words.cart)}</h1><p>${esc(words.empty)}</p>`;
     response.type('html').send(page(lang, words.cart, body, words, lines.length, request));
   });
@@ -230,6 +232,12 @@ function page(lang: string, title: string, body: string, words: Words, cartCount
 <main>${body}</main>
 </body>
 </html>`;
+}
+
+/** A cart line's ids and cart property, for the page's script to report the checkout to the backend. */
+function lineData(line: CartLine): string {
+  const property = line.properties.find((p) => p.name === SESSION_PROPERTY)?.value;
+  return `data-product="${esc(line.product.id)}" data-variant="${esc(line.variantId)}"${property === undefined ? '' : ` data-cart-property="${esc(property)}"`}`;
 }
 
 function esc(text: string): string {

@@ -190,8 +190,11 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     // the dialog gave the focus back to the button that opened it; the page's size picker took the size
     await expect(page.evaluate(`document.activeElement?.tagName`)).resolves.toBe('SIZE-FIT-BUTTON');
     await expect(page.locator('#size').inputValue()).resolves.toBe(`gid-1001-${size}`);
+    // the line goes to the cart, and the backend hears of it (add_to_cart)
+    const added = page.waitForResponse((r) => r.url().endsWith('/fit/cart-events'));
     await page.getByRole('button', { name: 'Add to cart' }).click();
     await until(page, `document.getElementById('cart-count').textContent === '1'`);
+    expect((await added).status()).toBe(204);
     await axe(page, 'size chosen, in the cart');
     await shot(page, '04-chosen-en');
 
@@ -199,7 +202,9 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await page.getByRole('button', { name: 'Place order' }).waitFor();
     await axe(page, 'cart');
     await shot(page, '05-cart-en');
+    const checkedOut = page.waitForRequest((r) => r.url().endsWith('/fit/cart-events'));
     await page.getByRole('button', { name: 'Place order' }).click();
+    expect((await checkedOut).postDataJSON()).toMatchObject({ type: 'checkout_started', product: 'gid-1001' });
     await page.getByRole('heading', { name: 'Thank you' }).waitFor();
     await axe(page, 'order placed');
     await shot(page, '05b-order-placed-en');
@@ -212,6 +217,18 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     }))
       viewed.push(event);
     expect(viewed.length).toBe(2); // one page view per shopper
+    // The cart's events carry her session, as the purchase does.
+    const ofType = async (type: 'purchase' | 'add_to_cart' | 'checkout_started') => {
+      const found = [];
+      for await (const event of admin.list('/v1/stores/{store_id}/events', { params: { path: { store_id: storeId }, query: { type } } }))
+        found.push(event);
+      return found;
+    };
+    const [purchase] = await ofType('purchase');
+    expect(purchase?.session_id).toEqual(expect.any(String));
+    const line = { product_id: purchase?.product_id, variant_id: purchase?.variant_id, session_id: purchase?.session_id };
+    expect(await ofType('add_to_cart')).toMatchObject([{ ...line, external_id: expect.stringMatching(/^add_to_cart:/) }]);
+    expect(await ofType('checkout_started')).toMatchObject([{ ...line, external_id: expect.stringMatching(/^checkout_started:/) }]);
 
     // The next product: her answers are filled in from her own browser.
     await page.goto(`${shop}/products/gid-1002`);
