@@ -489,6 +489,20 @@ suite('seller console in Chromium', () => {
       const before = Number(await bar.getAttribute('width'));
       await page.fill('#size-0-chest-max', '84');
       await page.waitForFunction(`Number(document.querySelector('figure[data-zone="chest"] rect').getAttribute('width')) > ${before}`);
+      // a figure that is not a number: the page comes back with the message on its cell, the summary linking to it
+      await page.fill('#size-1-chest', 'abc');
+      const seen = watched.problems.length;
+      const refused = await navigate(page, watched, () => page.getByRole('button', { name: 'Save chart' }).click());
+      expect(refused.map((n) => n.status)).toEqual([422]);
+      // Chromium reports the refused form's 422 as a console error: that one, and nothing else, is expected
+      expect(watched.problems.splice(seen)).toEqual([expect.stringContaining('status of 422 (Unprocessable Entity)')]);
+      await expect(page.title()).resolves.toMatch(/^Error: /);
+      await expect(page.locator('#size-1-chest-error').textContent()).resolves.toBe('Write each end as a number, such as 86 or 86.5');
+      await accessible('chart, refused');
+      await page.locator('.error-summary a[href="#size-1-chest"]').click();
+      await expect(page.evaluate('document.activeElement && document.activeElement.id')).resolves.toBe('size-1-chest');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('78');
       await page.fill('#size-0-chest-max', '80');
       await shot(page, 'setup-chart');
       const saved = await navigate(page, watched, () => page.getByRole('button', { name: 'Save chart' }).click());
