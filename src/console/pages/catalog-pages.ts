@@ -34,6 +34,8 @@ const CATEGORY_LABELS: Readonly<Record<string, string>> = {
   other: 'Other',
 };
 
+const FIT_SHORT: Readonly<Record<string, string>> = { runs_small: 'Runs small', true_to_size: 'True to size', runs_large: 'Runs large' };
+
 const FIT_LABELS: Readonly<Record<string, string>> = {
   runs_small: 'Runs small (shoppers size up)',
   true_to_size: 'True to size',
@@ -522,7 +524,7 @@ function productTable(
       <td class="muted">${product.external_id ?? '–'}</td>
       <td class="type">${typeName.get(product.product_type_id) ?? '–'}</td>
       <td class="chart">${chartName.get(product.size_chart_id) ?? '–'}</td>
-      <td class="fit" data-fit="${product.fit_adjustment}">${FIT_LABELS[product.fit_adjustment]}</td>
+      <td class="fit" data-fit="${product.fit_adjustment}">${FIT_SHORT[product.fit_adjustment]}</td>
     </tr>`,
     )}</tbody>
   </table></div>
