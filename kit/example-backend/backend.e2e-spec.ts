@@ -380,6 +380,25 @@ describe('the example integrator backend (kit/example-backend) against the real 
     expect(stored.map((event) => event.session_id)).toEqual([null]);
   });
 
+  it('records a cart event whose signed property names a session of another product as unassisted', async () => {
+    const { url, admin, storeId, productId, logs } = await setUp();
+    const tee = await admin.GET('/v1/stores/{store_id}/products/{id}', { params: { path: { store_id: storeId, id: productId } } });
+    const polo = await admin.POST('/v1/stores/{store_id}/products', {
+      params: { path: { store_id: storeId } },
+      body: { title: 'Polo', external_id: 'gid-2002', product_type_id: tee.product_type_id, size_chart_id: tee.size_chart_id },
+    });
+    await admin.POST('/v1/stores/{store_id}/products/{product_id}/variants', {
+      params: { path: { store_id: storeId, product_id: polo.id } },
+      body: { size_label: 'M', external_id: 'gid-2002-M' },
+    });
+    const { shopper, decided } = await shopperDecides(url);
+    const moved = { type: 'add_to_cart', product: 'gid-2002', variant: 'gid-2002-M', cart_property: decided.body.cart_property };
+    expect((await shopper.post('/fit/cart-events', moved, { 'Idempotency-Key': 'moved-1' })).status).toBe(204);
+    expect((await shopper.post('/fit/cart-events', moved, { 'Idempotency-Key': 'moved-1' })).status).toBe(204);
+    expect(await eventsOfType(admin, storeId, 'add_to_cart')).toMatchObject([{ product_id: polo.id, session_id: null }]);
+    expect(logs.map((entry) => entry.message)).not.toContain('event refused');
+  });
+
   it('does not acknowledge an order line whose variant it cannot map: logged, counted, delivered again until the catalog names it', async () => {
     const { url, admin, storeId, productId, logs, statusToken } = await setUp();
     const variants = await variantIds(admin, storeId, productId);
