@@ -91,3 +91,39 @@ export async function seedCatalog(client: SizeFitClient, storeId: string): Promi
       });
   }
 }
+
+/**
+ * A store's products as the shop's own, for the storefront over a store set up elsewhere (the seller console): each
+ * active product with a platform id (`external_id`), its active sizes in the size chart's order. This storefront plays
+ * the platform, so a size without a platform id gets one, `<product's id>-<size>`, written to Size-Fit as a platform's
+ * sync would: the order webhook names variants by those ids. A product without a platform id is left out.
+ */
+export async function storeProducts(client: SizeFitClient, storeId: string): Promise<ShopProduct[]> {
+  const products: ShopProduct[] = [];
+  for await (const product of client.list('/v1/stores/{store_id}/products', { params: { path: { store_id: storeId } } })) {
+    const platformId = product.external_id;
+    if (platformId === null || product.archived_at !== null) continue;
+    const chart = await client.GET('/v1/stores/{store_id}/size-charts/{id}', {
+      params: { path: { store_id: storeId, id: product.size_chart_id } },
+    });
+    const order = new Map(chart.sizes.map((size, index) => [size.label, index]));
+    const onProduct = { path: { store_id: storeId, product_id: product.id } };
+    const sizes: Array<{ label: string; variantId: string }> = [];
+    for await (const variant of client.list('/v1/stores/{store_id}/products/{product_id}/variants', { params: onProduct })) {
+      if (variant.archived_at !== null) continue;
+      let variantId = variant.external_id;
+      if (variantId === null) {
+        variantId = `${platformId}-${variant.size_label}`;
+        await client.PATCH('/v1/stores/{store_id}/products/{product_id}/variants/{id}', {
+          params: { path: { ...onProduct.path, id: variant.id } },
+          body: { external_id: variantId },
+        });
+      }
+      sizes.push({ label: variant.size_label, variantId });
+    }
+    sizes.sort((a, b) => (order.get(a.label) ?? Infinity) - (order.get(b.label) ?? Infinity));
+    if (sizes.length > 0)
+      products.push({ id: platformId, title: product.title, price: '', description: '', sizes, fit: product.fit_adjustment });
+  }
+  return products;
+}

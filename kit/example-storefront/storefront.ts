@@ -27,6 +27,8 @@ export interface StorefrontOptions {
   readonly widgetScript: string;
   /** Called once an order's webhook was delivered (the example's start script prints the store's metrics then). */
   readonly onOrder?: (orderId: string) => void;
+  /** The shop's products: the example's own two (the default), or a store's as set up in the console (`storeProducts`). */
+  readonly products?: readonly ShopProduct[];
 }
 
 interface Secrets {
@@ -95,10 +97,13 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
     return lines;
   };
 
-  router.get('/', (request, response) => response.redirect(303, `/products/${SHOP_PRODUCTS[0]?.id}${langQuery(request)}`));
+  const products = options.products ?? SHOP_PRODUCTS;
+  router.get('/', (request, response) =>
+    response.redirect(303, `/products/${encodeURIComponent(products[0]?.id ?? '')}${langQuery(request)}`),
+  );
 
   router.get('/products/:id', (request, response) => {
-    const product = SHOP_PRODUCTS.find((p) => p.id === request.params.id);
+    const product = products.find((p) => p.id === request.params.id);
     const { lang, words } = languageOf(request);
     if (product === undefined)
       return void response
@@ -106,13 +111,14 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
         .type('html')
         .send(page(lang, words.notFound, `<h1>${words.notFound}</h1>`, words, 0, request));
     const count = linesOf(request, response).length;
-    const others = SHOP_PRODUCTS.filter((p) => p !== product)
-      .map((p) => `<li><a href="/products/${esc(p.id)}${langQuery(request)}">${esc(p.title)}</a></li>`)
+    const others = products
+      .filter((p) => p !== product)
+      .map((p) => `<li><a href="/products/${esc(encodeURIComponent(p.id))}${langQuery(request)}">${esc(p.title)}</a></li>`)
       .join('');
     const body = `
 <h1>${esc(product.title)}</h1>
-<p class="price">${esc(product.price)}</p>
-<p>${esc(product.description)}</p>
+${product.price ? `<p class="price">${esc(product.price)}</p>` : ''}
+${product.description ? `<p>${esc(product.description)}</p>` : ''}
 <form id="add-to-cart" data-product="${esc(product.id)}" data-added="${esc(words.added)}" data-selected="${esc(words.selected)}" data-failed="${esc(words.addFailed)}">
   <div class="size-row">
     <label for="size">${esc(words.size)}</label>
@@ -131,7 +137,7 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
   });
 
   router.post('/cart/lines', express.json({ limit: '8kb' }), (request: Request, response: Response) => {
-    const product = SHOP_PRODUCTS.find((p) => p.id === request.body?.product);
+    const product = products.find((p) => p.id === request.body?.product);
     const size = product?.sizes.find((s) => s.variantId === request.body?.variant);
     if (product === undefined || size === undefined) return void response.status(400).json({ error: 'invalid_line' });
     // Only the property the widget's decision answered travels with the line; the backend checks its signature again.

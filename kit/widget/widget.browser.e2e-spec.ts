@@ -17,7 +17,7 @@ import {
 } from '../../test/support/browser.js';
 import { createSizeFitClient, secretOf, type SizeFitClient } from '../client/size-fit.js';
 import { createBackend } from '../example-backend/app.js';
-import { seedCatalog } from '../example-storefront/catalog.js';
+import { seedCatalog, storeProducts } from '../example-storefront/catalog.js';
 import { useService } from '../testing/service.js';
 import { buildWidget } from './build.js';
 
@@ -468,6 +468,77 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await page.locator('#size').selectOption('gid-1001-M');
     await page.getByRole('button', { name: 'Add to cart' }).click();
     await until(page, `document.getElementById('cart-count').textContent === '1'`);
+    await context.close();
+  }, 60_000);
+
+  it('sells a store set up in the seller console: its products, their sizes given the shop’s ids, recommended on', async () => {
+    // As the console leaves a store: a chart, a type, products with a platform id or none, a variant per size
+    // without one, and no questionnaire (the built-in questions).
+    const other = (await admin.POST('/v1/stores', { body: { name: 'Console store' } })).id;
+    const inStore = { path: { store_id: other } };
+    const type = await admin.POST('/v1/stores/{store_id}/product-types', {
+      params: inStore,
+      body: { name: 'Knitwear', category: 'tops', zone_weights: { chest: 1 } },
+    });
+    const chart = await admin.POST('/v1/stores/{store_id}/size-charts', {
+      params: inStore,
+      body: {
+        name: 'Women’s tops (UK)',
+        unit: 'cm',
+        measurement_type: 'body',
+        sizes: ['8', '10', '12', '14', '16'].map((label, index) => ({
+          label,
+          measurements: { chest: { min: 80 + 5 * index, max: 85 + 5 * index } },
+        })),
+      },
+    });
+    for (const [title, externalId] of [
+      ['Merino cardigan', 'gid://shopify/Product/501'],
+      ['Not on the shop yet', null],
+    ] as const) {
+      const product = await admin.POST('/v1/stores/{store_id}/products', {
+        params: inStore,
+        body: { title, product_type_id: type.id, size_chart_id: chart.id, ...(externalId ? { external_id: externalId } : {}) },
+      });
+      for (const size of chart.sizes)
+        await admin.POST('/v1/stores/{store_id}/products/{product_id}/variants', {
+          params: { path: { store_id: other, product_id: product.id } },
+          body: { size_label: size.label },
+        });
+    }
+    const products = await storeProducts(admin, other);
+    expect(products.map((product) => [product.id, product.sizes.map((size) => size.label)])).toEqual([
+      ['gid://shopify/Product/501', ['8', '10', '12', '14', '16']],
+    ]);
+    const key = await admin.POST('/v1/api-keys', { body: { name: 'shop backend', store_id: other, scopes: ['catalog', 'fit', 'events'] } });
+    const consoleShop = await listen(
+      createBackend({
+        sizeFit: { baseUrl: service.baseUrl, apiKey: secretOf(key), storeId: other, fetch: service.fetch },
+        webhookSecret: randomBytes(32).toString('base64'),
+        cookieSecret: randomBytes(32).toString('base64'),
+        secureCookies: false,
+        storefront: { widgetScript, products },
+      }),
+    );
+
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${consoleShop}/`); // the shop's first product
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '168', weight: '62' });
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    const text = await dialog(page).getByRole('region', { name: 'Your size' }).innerText();
+    const size = (text.match(/We suggest (8|10|12|14|16)\./) ?? [])[1] ?? '';
+    expect(size).not.toBe('');
+    const selected = page.evaluate<{ variant_id: string }>(
+      `new Promise((resolve) => document.addEventListener('size-fit-select', (e) => resolve(e.detail), { once: true }))`,
+    );
+    await dialog(page)
+      .getByRole('button', { name: `Choose ${size}` })
+      .click();
+    expect(await selected).toMatchObject({ variant_id: `gid://shopify/Product/501-${size}` });
+    await expect(page.locator('#size').inputValue()).resolves.toBe(`gid://shopify/Product/501-${size}`);
+    await axe(page, 'a console store’s product');
     await context.close();
   }, 60_000);
 
