@@ -22,6 +22,9 @@ import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFi
 import { type IssueFormValues, type StoreFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { UpdateStoreRequest } from '../stores/dto/store.dto.js';
 import { StoresService } from '../stores/stores.service.js';
+import { ProductTypesService } from '../catalog/product-types.service.js';
+import { ProductsService } from '../catalog/products.service.js';
+import { SizeChartsService } from '../catalog/size-charts.service.js';
 import { PlatformService } from './platform.service.js';
 import { SubmittedForms } from '../idempotency/submitted-forms.js';
 
@@ -51,6 +54,9 @@ export class ConsoleStoresController {
     private readonly pages: PageSender,
     private readonly forms: SubmittedForms,
     private readonly stores: StoresService,
+    private readonly charts: SizeChartsService,
+    private readonly types: ProductTypesService,
+    private readonly products: ProductsService,
   ) {}
 
   @Get()
@@ -265,9 +271,12 @@ export class ConsoleStoresController {
   }
 
   private async storeView(principal: MerchantPrincipal, store: Store, keysAfter?: string): Promise<StorePage> {
-    const [keys, connection] = await Promise.all([
+    const [keys, connection, charts, types, products] = await Promise.all([
       this.apiKeys.list(principal, { limit: 100, store_id: store.id, ...(keysAfter ? { starting_after: keysAfter } : {}) }),
       this.platform.connection(store),
+      this.charts.list(store, { limit: 1 }),
+      this.types.list(store, { limit: 1 }),
+      this.products.search(store, {}, { limit: 1 }),
     ]);
     return {
       store,
@@ -275,6 +284,7 @@ export class ConsoleStoresController {
       moreKeys: keys.next_cursor,
       issueFormId: randomUUID(),
       platform: { configured: this.platform.configured, connection },
+      catalog: { charts: charts.data.length > 0, types: types.data.length > 0, products: products.data.length > 0 },
     };
   }
 }

@@ -87,6 +87,8 @@ export interface StorePage {
   readonly settingsForm?: { readonly values: StoreFormValues; readonly errors: readonly FieldError[] };
   /** Just created, or its settings just saved. */
   readonly notice?: 'created' | 'saved';
+  /** Which of the catalog's steps the store has something for. */
+  readonly catalog: { readonly charts: boolean; readonly types: boolean; readonly products: boolean };
 }
 
 export interface IssueFormValues {
@@ -117,11 +119,7 @@ ${page.notice === 'saved' ? html`<p class="notice" role="status" data-status="sa
 ${page.newKey ? newKeyNotice(page.newKey) : ''}${page.alreadyIssued ? alreadyIssuedNotice() : ''}
 <section class="card" id="setup">
   <h2>Catalog</h2>
-  <ol class="setup-steps">
-    <li><a href="/console/stores/${store.id}/charts">Size charts</a> <span class="muted">which body measurements each size fits; start from a template</span></li>
-    <li><a href="/console/stores/${store.id}/product-types">Product types</a> <span class="muted">which measurements decide the fit of each kind of garment</span></li>
-    <li><a href="/console/stores/${store.id}/products">Products</a> <span class="muted">each with its type and chart</span></li>
-  </ol>
+  ${setupSteps(store, page.catalog)}
 </section>
 <section class="card" id="keys">
   <h2>API keys</h2>
@@ -256,4 +254,39 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
         : html`<p class="muted">Connecting a shop isn’t available on this service; ask whoever runs your Size-Fit service.</p>`
   }
 </section>`;
+}
+
+/** The catalog's three steps, each marked done, or the first one left as what to do next. */
+function setupSteps(store: Store, catalog: StorePage['catalog']): Html {
+  const steps = [
+    {
+      key: 'charts',
+      done: catalog.charts,
+      label: 'Size charts',
+      path: 'charts',
+      hint: 'which body measurements each size fits; start from a template',
+    },
+    {
+      key: 'types',
+      done: catalog.types,
+      label: 'Product types',
+      path: 'product-types',
+      hint: 'which measurements decide the fit of each kind of garment',
+    },
+    {
+      key: 'products',
+      done: catalog.products,
+      label: 'Products',
+      path: 'products',
+      hint: 'each with its type and chart, and a variant per size',
+    },
+  ];
+  const next = steps.find((step) => !step.done)?.key;
+  return html`<ol class="setup-steps">${steps.map(
+    (
+      step,
+    ) => html`<li data-step="${step.key}" data-done="${step.done ? 'true' : 'false'}"><a href="/console/stores/${store.id}/${step.path}">${step.label}</a>
+    ${step.done ? html`<span class="badge active">done</span>` : step.key === next ? html`<span class="badge next">next</span>` : ''}
+    <span class="muted">${step.hint}</span></li>`,
+  )}</ol>`;
 }

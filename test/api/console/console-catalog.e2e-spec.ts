@@ -61,6 +61,23 @@ describe('seller console: store and catalog set-up', () => {
     const page = await me.page(`/console/stores/${storeId}?created=1`);
     expect(page.text).toContain('<h1>Acme &lt;b&gt;EU&lt;/b&gt;</h1>');
     expect(find(page.text, 'p', { 'data-status': 'created' }).text).toMatch(/size charts, product types, then products/);
+    const steps = (html: string) =>
+      findAll(find(html, 'section', { id: 'setup' }).inner, 'li', { 'data-step': true }).map((li) => [
+        li.attrs['data-step'],
+        li.attrs['data-done'],
+        /\bnext\b/.test(li.text),
+      ]);
+    expect(steps(page.text)).toEqual([
+      ['charts', 'false', true],
+      ['types', 'false', false],
+      ['products', 'false', false],
+    ]);
+    await chartFromTemplate(me, storeId);
+    expect(steps((await me.page(`/console/stores/${storeId}`)).text)).toEqual([
+      ['charts', 'true', false],
+      ['types', 'false', true],
+      ['products', 'false', false],
+    ]);
     expect(storeIds((await me.page('/console')).text)).toContain(storeId);
     const stored = await api(tenant, `/v1/stores/${storeId}`);
     expect(stored.body).toMatchObject({ name: 'Acme <b>EU</b>', currency: 'EUR', unit_system: 'imperial' });
