@@ -107,19 +107,21 @@ export async function createApp(config: AppConfig, database: OpenOptions = {}): 
     'Referrer-Policy': 'no-referrer',
     ...(https ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   });
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    if (!request.path.startsWith('/v1/')) return pages(request, response, next);
-    for (const [name, value] of apiHeaders) response.setHeader(name, value);
-    next();
-  });
-  // Where a person who opens the service's address lands (with the pages' headers above, and the console's policy).
+  // `GET /` is where a person who opens the service's address lands: the pages' headers, then the home page's policy.
   let home: string | undefined;
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    if (request.path !== '/' || (request.method !== 'GET' && request.method !== 'HEAD')) return next();
+  const sendHome = (response: Response) => {
     home ??= homePage();
     response.setHeader('Cache-Control', 'no-cache');
     response.setHeader('Content-Security-Policy', HOME_PAGE_POLICY);
     response.status(200).type('text/html; charset=utf-8').send(home);
+  };
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    if (!request.path.startsWith('/v1/')) {
+      const isHome = request.path === '/' && (request.method === 'GET' || request.method === 'HEAD');
+      return pages(request, response, isHome ? () => sendHome(response) : next);
+    }
+    for (const [name, value] of apiHeaders) response.setHeader(name, value);
+    next();
   });
   // No CORS: secret keys belong on the integrator's server, never in a browser.
   setUpOpenApi(app, config.publicUrl);

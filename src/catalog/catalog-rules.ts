@@ -110,11 +110,26 @@ export function unstatedZones(weights: ZoneWeights, sizes: readonly SizeDefiniti
   return ZONES.filter((zone) => (weights[zone] ?? 0) > 0 && !sizes.some((size) => size.measurements[zone] !== undefined));
 }
 
-/** The message of a 400 `zones_not_in_chart`, naming the zones. */
-export function unstatedZonesMessage(zones: readonly Zone[], where: string): string {
+/** The message of a 400 `zones_not_in_chart`, naming the zones: `type` weighs them, `where` states none of them. */
+export function unstatedZonesMessage(zones: readonly Zone[], where: string, type = 'the product type'): string {
   const list = zones.length > 1 ? `${zones.slice(0, -1).join(', ')} and ${zones[zones.length - 1]}` : zones[0];
   return (
-    `the product type weighs ${list}, but ${where} states no range for ${zones.length > 1 ? 'them' : 'it'}: ` +
+    `${type} weighs ${list}, but ${where} states no range for ${zones.length > 1 ? 'them' : 'it'}: ` +
     `use a chart that measures ${list}, or give ${zones.length > 1 ? 'them' : 'it'} the weight 0 in the product type`
   );
+}
+
+/**
+ * The first of a type's or a chart's active products that would weigh zones its chart does not state, with those
+ * zones, and whether other products would too; undefined when none would.
+ */
+export function firstMisfit(
+  products: readonly { readonly title: string; readonly weights: ZoneWeights; readonly sizes: readonly SizeDefinition[] }[],
+): { title: string; zones: Zone[]; others: boolean } | undefined {
+  const misfits = products.flatMap((product) => {
+    const zones = unstatedZones(product.weights, product.sizes);
+    return zones.length ? [{ title: product.title, zones }] : [];
+  });
+  const [first] = misfits;
+  return first && { ...first, others: misfits.length > 1 };
 }

@@ -4,7 +4,7 @@ import type { Page, PageQuery } from '../common/http/pagination.js';
 import type { Store } from '../stores/store.entity.js';
 import type { ProductType } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
-import { unstatedZones, unstatedZonesMessage } from './catalog-rules.js';
+import { firstMisfit, unstatedZonesMessage } from './catalog-rules.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { type CreateProductTypeRequest, ProductTypeResponse, type UpdateProductTypeRequest } from './dto/product-type.dto.js';
 import { Transactions } from '../database/transactions.js';
@@ -55,13 +55,10 @@ export class ProductTypesService {
       const type = await this.types.lock(manager, store, id);
       if (changes.zoneWeights) {
         const weights = changes.zoneWeights;
-        const misfits = (await this.products.activeWithType(manager, type.id)).map((product) => ({
-          title: product.title,
-          zones: unstatedZones(weights, product.sizes),
-        }));
-        const misfit = misfits.find((product) => product.zones.length > 0);
+        const products = await this.products.activeWithType(manager, type.id);
+        const misfit = firstMisfit(products.map((product) => ({ ...product, weights })));
         if (misfit) {
-          const where = `the size chart of ${JSON.stringify(misfit.title)}${misfits.filter((p) => p.zones.length).length > 1 ? ' (and of other products of this type)' : ''}`;
+          const where = `the size chart of ${JSON.stringify(misfit.title)}${misfit.others ? ' (and of other products of this type)' : ''}`;
           throw ProblemError.field('zone_weights', 'zones_not_in_chart', unstatedZonesMessage(misfit.zones, where));
         }
       }

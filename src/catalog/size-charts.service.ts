@@ -6,7 +6,7 @@ import type { Store } from '../stores/store.entity.js';
 import { CatalogReferences } from './catalog-references.js';
 import type { MeasurementType, SizeChart, SizeDefinition } from './catalog.entities.js';
 import { inUse } from './catalog-errors.js';
-import { unstatedZones, unstatedZonesMessage } from './catalog-rules.js';
+import { firstMisfit, unstatedZonesMessage } from './catalog-rules.js';
 import type { ZoneWeights } from '../sizing/types.js';
 import type { Removal } from '../common/http/removal.js';
 import { type CreateSizeChartRequest, SizeChartResponse, type UpdateSizeChartRequest } from './dto/size-chart.dto.js';
@@ -101,15 +101,10 @@ function easeFor(type: MeasurementType, easeCm: number | null | undefined): numb
 
 /** New sizes must state every zone the types of the chart's active products weigh: 400 `zones_not_in_chart` on `sizes`. */
 function refuseUnstatedZones(products: { title: string; zone_weights: ZoneWeights }[], sizes: SizeDefinition[]): void {
-  const misfits = products.map((product) => ({ title: product.title, zones: unstatedZones(product.zone_weights, sizes) }));
-  const misfit = misfits.find((product) => product.zones.length > 0);
+  const misfit = firstMisfit(products.map((product) => ({ title: product.title, weights: product.zone_weights, sizes })));
   if (!misfit) return;
-  const others = misfits.filter((product) => product.zones.length > 0).length > 1 ? ' (and of other products on this chart)' : '';
-  const message = unstatedZonesMessage(misfit.zones, 'the chart as edited').replace(
-    'the product type',
-    `the product type of ${JSON.stringify(misfit.title)}${others}`,
-  );
-  throw ProblemError.field('sizes', 'zones_not_in_chart', message);
+  const type = `the product type of ${JSON.stringify(misfit.title)}${misfit.others ? ' (and of other products on this chart)' : ''}`;
+  throw ProblemError.field('sizes', 'zones_not_in_chart', unstatedZonesMessage(misfit.zones, 'the chart as edited', type));
 }
 
 /** `used`: the labels that variants of the chart's products use. */

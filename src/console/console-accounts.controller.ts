@@ -10,10 +10,10 @@ import { StoresService } from '../stores/stores.service.js';
 import { CreateStoreRequest } from '../stores/dto/store.dto.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
 import { ConsolePageFilter } from './console-page.filter.js';
-import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
+import { formText, CurrentPage, PageSender, SignedIn, storeFormValues } from './console-pages.js';
 import { accessPage, errorPage, logInPage, passwordPage, signUpPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';
-import { type StoreFormValues, storesPage } from './pages/store-pages.js';
+import { storesPage } from './pages/store-pages.js';
 import { logInAddress, safeReturnPath } from './return-path.js';
 
 /** Whatever is wrong with the key at sign-up, one answer (decision 005), in the words of the form. */
@@ -52,11 +52,7 @@ export class ConsoleAccountsController {
     @Body() body: Record<string, unknown>,
     @Res() response: Response,
   ): Promise<void> {
-    const values: StoreFormValues = {
-      name: formText(body, 'name'),
-      currency: formText(body, 'currency').trim().toUpperCase(),
-      unit_system: formText(body, 'unit_system'),
-    };
+    const values = storeFormValues(body);
     const checked = await validateObject(CreateStoreRequest, values);
     if (!checked.ok) {
       const stores = await this.stores.list(principal, { limit: 100 });

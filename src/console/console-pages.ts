@@ -4,6 +4,7 @@ import type { ConsoleIdentity, ConsoleRequest } from '../auth/principal.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import type { Html } from './html.js';
 import type { PageContext } from './pages/layout.js';
+import type { StoreFormValues } from './pages/store-pages.js';
 import { platformFormSource } from './platform.service.js';
 
 /** What the guard established for this console request, as pages need it. */
@@ -26,6 +27,13 @@ export function pageContext(request: Request): PageContext {
 /** A form field as text: absent or repeated fields read as empty. */
 export const formText = (body: Record<string, unknown>, name: string): string =>
   typeof body[name] === 'string' ? (body[name] as string) : '';
+
+/** A store's form (create or settings) as sent: the currency read as the API spells it. */
+export const storeFormValues = (body: Record<string, unknown>): StoreFormValues => ({
+  name: formText(body, 'name'),
+  currency: formText(body, 'currency').trim().toUpperCase(),
+  unit_system: formText(body, 'unit_system'),
+});
 
 /** Sends console pages: never cached, and allowed to load only the service's own scripts and styles. */
 @Injectable()

@@ -15,11 +15,11 @@ import { ProductFitService } from '../fit/product-fit.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Store } from '../stores/store.entity.js';
 import { ConsolePageFilter } from './console-page.filter.js';
-import { formText, CurrentPage, PageSender, SignedIn } from './console-pages.js';
+import { formText, CurrentPage, PageSender, SignedIn, storeFormValues } from './console-pages.js';
 import type { PageContext } from './pages/layout.js';
 import { metricsPage } from './pages/metrics-page.js';
 import { PRODUCT_FIT_SORTS, type ProductFitSort, productFitDetailPage, productFitPage } from './pages/product-fit-page.js';
-import { type IssueFormValues, type StoreFormValues, type StorePage, storePage } from './pages/store-pages.js';
+import { type IssueFormValues, type StorePage, storePage } from './pages/store-pages.js';
 import { UpdateStoreRequest } from '../stores/dto/store.dto.js';
 import { StoresService } from '../stores/stores.service.js';
 import { ProductTypesService } from '../catalog/product-types.service.js';
@@ -85,11 +85,7 @@ export class ConsoleStoresController {
     @Body() body: Record<string, unknown>,
     @Res() response: Response,
   ): Promise<void> {
-    const values: StoreFormValues = {
-      name: formText(body, 'name'),
-      currency: formText(body, 'currency').trim().toUpperCase(),
-      unit_system: formText(body, 'unit_system'),
-    };
+    const values = storeFormValues(body);
     const checked = await validateObject(UpdateStoreRequest, values);
     if (!checked.ok) {
       const view = await this.storeView(principal, store);

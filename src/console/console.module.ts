@@ -1,4 +1,4 @@
-import { type MiddlewareConsumer, Module, type NestModule, type OnModuleInit, RequestMethod } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
@@ -11,8 +11,9 @@ import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
 import { ConsoleCatalogController } from './console-catalog.controller.js';
 import { ConsoleStatusController } from './console-status.controller.js';
-import { RecentRefusals, RefusalRecorder } from './status/recent-refusals.js';
+import { RecentRefusals } from './status/recent-refusals.js';
 import { consoleAssets } from './console-assets.js';
+import { PROBLEM_OBSERVER } from '../common/problems/problem-observer.js';
 import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
@@ -51,18 +52,15 @@ import { PlatformService } from './platform.service.js';
     PlatformConnectionsRepository,
     ConsolePageFilter,
     { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages },
+    { provide: PROBLEM_OBSERVER, useExisting: RecentRefusals },
   ],
-  // The service's error filter answers console addresses that reach no route with the console's pages.
-  exports: [PROBLEM_PAGES],
+  // The service's error filter answers console addresses that reach no route with the console's pages, and tells the
+  // status panel's record of each problem it answers.
+  exports: [PROBLEM_PAGES, PROBLEM_OBSERVER],
 })
-export class ConsoleModule implements OnModuleInit, NestModule {
+export class ConsoleModule implements OnModuleInit {
   /** Reads the stylesheet and scripts at start-up, so that a deployment without them fails to start, not to serve. */
   onModuleInit(): void {
     consoleAssets();
-  }
-
-  /** The store status panel's record of refused API requests (status/recent-refusals.ts). */
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RefusalRecorder).forRoutes({ path: 'v1/stores/{*rest}', method: RequestMethod.ALL });
   }
 }

@@ -5,6 +5,7 @@ import { type FieldError, ProblemError } from './problem-error.js';
 import { isDatabaseUnavailable } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
 import { INVALID_UTF8 } from '../http/json-body.js';
+import { PROBLEM_OBSERVER, type ProblemObserver } from './problem-observer.js';
 import { PROBLEM_PAGES, type ProblemPages } from './problem-pages.js';
 
 /** The RFC 9457 body every 4xx/5xx answer carries. */
@@ -38,7 +39,10 @@ const CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
 
-  constructor(@Optional() @Inject(PROBLEM_PAGES) private readonly pages?: ProblemPages) {}
+  constructor(
+    @Optional() @Inject(PROBLEM_PAGES) private readonly pages?: ProblemPages,
+    @Optional() @Inject(PROBLEM_OBSERVER) private readonly observer?: ProblemObserver,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -55,6 +59,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     // An address of a feature with pages that reached none of its routes (a malformed URL, an unknown method).
     if (this.pages?.owns(request)) return this.pages.send(request, response, problem);
+    this.observer?.answered(request, problem);
     for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
     const body = problemBody(problem, String(request.id ?? ''));
     response.status(problem.status).type('application/problem+json').send(JSON.stringify(body));

@@ -1,5 +1,8 @@
-import { Injectable, type NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { redactSecrets } from '../../common/http/redact.js';
+import type { ProblemError } from '../../common/problems/problem-error.js';
+import type { ProblemObserver } from '../../common/problems/problem-observer.js';
 
 /** One refused API request of a store, as its status panel shows it. */
 export interface Refusal {
@@ -23,7 +26,7 @@ const STORES = 500;
  * so a flood of bad requests costs no writes; a restart forgets them, and each instance shows its own.
  */
 @Injectable()
-export class RecentRefusals {
+export class RecentRefusals implements ProblemObserver {
   private readonly byStore = new Map<string, Refusal[]>();
   readonly since = new Date();
 
@@ -36,57 +39,28 @@ export class RecentRefusals {
     if (this.byStore.size > STORES) this.byStore.delete(this.byStore.keys().next().value as string);
   }
 
-  /** Newest first. */
-  of(storeId: string): readonly Refusal[] {
-    return this.byStore.get(storeId) ?? [];
-  }
-}
-
-/**
- * Watches the answers of `/v1/stores/…`: a problem (4xx) sent for a request whose store the access guard resolved (so
- * the caller's key was admitted for that store) is recorded with its code and first message.
- */
-@Injectable()
-export class RefusalRecorder implements NestMiddleware {
-  constructor(private readonly refusals: RecentRefusals) {}
-
-  use(request: Request, response: Response, next: NextFunction): void {
-    if (request.path.startsWith('/v1/stores/')) {
-      const send = response.send.bind(response);
-      response.send = (body?: unknown) => {
-        this.note(request, response, body);
-        return send(body);
-      };
-    }
-    next();
-  }
-
-  private note(request: Request, response: Response, body: unknown): void {
-    const status = response.statusCode;
+  /**
+   * Told by the error filter of each problem it answers: a 4xx of `/v1/stores/…` whose store the access guard resolved
+   * (so the caller's key was admitted for that store) is kept with its code and first message.
+   */
+  answered(request: Request, problem: ProblemError): void {
     const store = request.store;
-    if (status < 400 || status >= 500 || !store || typeof body !== 'string') return;
-    if (!/^application\/problem\+json/.test(String(response.getHeader('content-type') ?? ''))) return;
-    let problem: { code?: unknown; detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> };
-    try {
-      problem = JSON.parse(body) as typeof problem;
-    } catch {
-      return;
-    }
-    const first = problem.errors?.[0];
-    const message =
-      first && typeof first.message === 'string'
-        ? `${typeof first.field === 'string' && first.field ? `${first.field}: ` : ''}${first.message}`
-        : typeof problem.detail === 'string'
-          ? problem.detail
-          : '';
-    this.refusals.record(store.id, {
+    if (problem.status >= 500 || !store || !request.path.startsWith('/v1/stores/')) return;
+    const [first] = problem.errors ?? [];
+    const message = first ? `${first.field ? `${first.field}: ` : ''}${first.message}` : (problem.detail ?? '');
+    this.record(store.id, {
       at: new Date(),
       method: request.method,
       route: (request.baseUrl ?? '') + String((request.route as { path?: unknown } | undefined)?.path ?? ''),
-      status,
-      code: typeof problem.code === 'string' ? problem.code : 'unknown',
-      message: message.slice(0, 300),
+      status: problem.status,
+      code: problem.code,
+      message: redactSecrets(message).slice(0, 300),
       requestId: String(request.id ?? ''),
     });
+  }
+
+  /** Newest first. */
+  of(storeId: string): readonly Refusal[] {
+    return this.byStore.get(storeId) ?? [];
   }
 }
