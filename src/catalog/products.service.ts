@@ -35,7 +35,8 @@ export class ProductsService {
     private readonly references: CatalogReferences,
   ) {}
 
-  async create(store: Store, request: CreateProductRequest): Promise<ProductResponse> {
+  /** A product; with `variantPerSize` (the console's form), a variant of each of its chart's sizes in the same transaction. */
+  async create(store: Store, request: CreateProductRequest, options: { variantPerSize?: boolean } = {}): Promise<ProductResponse> {
     const id = newId();
     await this.transactions.run(async (manager) => {
       const type = await this.types.reference(manager, store, request.product_type_id, 'product_type_id');
@@ -55,6 +56,20 @@ export class ProductsService {
           archivedAt: null,
         }),
       );
+      if (!options.variantPerSize) return;
+      for (const size of chart.sizes) {
+        await this.products.insertVariant(manager, {
+          id: newId(),
+          merchantId: store.merchantId,
+          storeId: store.id,
+          productId: id,
+          externalId: null,
+          sizeLabel: size.label,
+          sku: null,
+          title: null,
+          archivedAt: null,
+        });
+      }
     });
     return this.get(store, id);
   }

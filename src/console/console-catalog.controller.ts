@@ -321,19 +321,14 @@ export class ConsoleCatalogController {
         ...(values.external_id ? { external_id: values.external_id } : {}),
       });
       if (!checked.ok) throw ProblemError.validation(checked.errors);
-      return this.products.create(store, checked.value);
+      return this.products.create(store, checked.value, { variantPerSize: values.variants });
     });
     if ('errors' in result) {
       const view = await this.productsView(store, {});
       this.pages.send(response, 422, productsPage(page, { ...view, form: { values, errors: result.errors } }));
       return;
     }
-    const product = result.value;
-    if (values.variants) {
-      const chart = await this.charts.get(store, product.size_chart_id);
-      for (const size of chart.sizes) await this.products.createVariant(store, product.id, { size_label: size.label });
-    }
-    this.pages.redirect(response, `/console/stores/${store.id}/products?added=${product.id}`);
+    this.pages.redirect(response, `/console/stores/${store.id}/products?added=${result.value.id}`);
   }
 
   /** The same change to every selected product, each through the API's own update; the refused ones named. */
