@@ -1,6 +1,7 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import pg from 'pg';
 import { ENTITIES } from './src/entities.js';
 import { InitialSchema1763776800000 } from './src/database/migrations/1763776800000-initial-schema.js';
 import { CatalogAndSessions1763820000000 } from './src/database/migrations/1763820000000-catalog-and-sessions.js';
@@ -41,6 +42,23 @@ export const migrations = [
   AnswerLinks1765200000000,
 ];
 
+/** A database that does not answer a new connection within this long is treated as down: 503 within a second. */
+export const CONNECT_WITHIN_MS = 750;
+/** How long a request waits for one of the pool's connections while all of them are busy, before 503 `unavailable`. */
+export const POOL_WAIT_MS = 10_000;
+
+/**
+ * node-postgres's pool applies its `connectionTimeoutMillis` both to opening a connection and to waiting for a free
+ * one. The two differ: a server that takes 750 ms to accept a connection is away, but a burst of requests larger than
+ * the pool only waits its turn. So the pool waits `POOL_WAIT_MS`, and its connections, opened by this client, give up
+ * opening after `CONNECT_WITHIN_MS` ("timeout expired").
+ */
+class PromptClient extends pg.Client {
+  constructor(config: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_WITHIN_MS });
+  }
+}
+
 /**
  * The one TypeORM options object, shared by the service and the migration CLI.
  * Schema changes are committed migrations; the service runs them at start-up under an advisory lock.
@@ -66,8 +84,14 @@ export function dataSourceOptions(target: DatabaseTarget): DataSourceOptions {
     // Answer fast when the database is unreachable instead of hanging the request.
     // JIT compilation pays off for long analytical queries only; here it added seconds to the metrics statement.
     // A database that does not answer a connection within 750 ms is treated as down: requests get 503 within a
-    // second rather than hanging (test/api/service/db-outage.e2e-spec.ts).
-    extra: { connectionTimeoutMillis: 750, statement_timeout: 15000, query_timeout: 20000, options: '-c jit=off' },
+    // second rather than hanging (test/runtime/db-outage.e2e-spec.ts); a request waiting for a busy pool waits longer.
+    extra: {
+      Client: PromptClient,
+      connectionTimeoutMillis: POOL_WAIT_MS,
+      statement_timeout: 15000,
+      query_timeout: 20000,
+      options: '-c jit=off',
+    },
   };
 }
 

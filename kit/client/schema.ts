@@ -2924,7 +2924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3055,7 +3055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3158,7 +3158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3263,7 +3263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3495,7 +3495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3587,7 +3587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,7 +3692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3823,7 +3823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4170,7 +4170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4313,7 +4313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,7 +4418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,7 +4530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4657,7 +4657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4774,7 +4774,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4917,7 +4917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5022,7 +5022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5143,7 +5143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5270,7 +5270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5389,7 +5389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5532,7 +5532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5637,7 +5637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5749,7 +5749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,7 +5885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,7 +6003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6147,7 +6147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6253,7 +6253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6366,7 +6366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6503,7 +6503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6620,7 +6620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6763,7 +6763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6871,7 +6871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6983,7 +6983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7110,7 +7110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7229,7 +7229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7372,7 +7372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7477,7 +7477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7621,7 +7621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7765,7 +7765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7870,7 +7870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7978,7 +7978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8081,7 +8081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8203,7 +8203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8347,7 +8347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8473,7 +8473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8582,7 +8582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8691,7 +8691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8817,7 +8817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The database is unreachable; nothing was written (`unavailable`). */
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;

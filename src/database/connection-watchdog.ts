@@ -9,16 +9,14 @@ const SILENCE_MS = 400;
 /** What pg's pool keeps of its connections: `_clients` is internal to pg-pool, stable across its 3.x releases. */
 interface PoolInternals {
   readonly options: ClientConfig;
+  /** The class the pool opens its connections with (ormconfig.ts gives its own). */
+  readonly Client: new (config: ClientConfig) => Client;
   readonly _clients: ReadonlyArray<Connected>;
 }
 
 /** A pg client's socket (`connection.stream`, internal to pg). */
 interface Connected {
   readonly connection?: { readonly stream?: Socket };
-}
-
-interface PgModule {
-  readonly Client: new (config: ClientConfig) => Client;
 }
 
 /**
@@ -28,7 +26,7 @@ interface PgModule {
  * own, has received a byte for as long (a busy server still answers something; a silent one sends nothing), the
  * server is taken to be unreachable and every pooled connection is destroyed: queries in flight on them fail with
  * "Connection terminated" (503 `unavailable`), and later ones open new connections, which fail within the connection
- * timeout (750 ms) while the database is away. The worst case, from the moment the server falls silent to the
+ * timeout (750 ms, `CONNECT_WITHIN_MS`) while the database is away. The worst case, from the moment the server falls silent to the
  * queries' failure, is about 700 ms.
  *
  * Only silence trips it: a refused or reset connection already fails the pool's queries by itself. The silence is
@@ -47,16 +45,13 @@ export class ConnectionWatchdog {
   /** Set by `stop`: a look already scheduled by the timer then does nothing (it would open a new probe). */
   private stopped = false;
 
-  private constructor(
-    private readonly pg: PgModule,
-    private readonly pool: Pool & PoolInternals,
-  ) {
+  private constructor(private readonly pool: Pool & PoolInternals) {
     this.timer = setInterval(() => setImmediate(() => this.look()), LOOK_EVERY_MS).unref();
   }
 
-  /** Starts watching `pool`; `pg` is the driver module the pool came from. */
-  static start(pg: PgModule, pool: Pool): ConnectionWatchdog {
-    return new ConnectionWatchdog(pg, pool as Pool & PoolInternals);
+  /** Starts watching `pool`. */
+  static start(pool: Pool): ConnectionWatchdog {
+    return new ConnectionWatchdog(pool as Pool & PoolInternals);
   }
 
   stop(): void {
@@ -101,7 +96,7 @@ export class ConnectionWatchdog {
   }
 
   private connect(): Client {
-    const probe = new this.pg.Client({ ...this.pool.options, query_timeout: undefined, statement_timeout: undefined });
+    const probe = new this.pool.Client({ ...this.pool.options, query_timeout: undefined, statement_timeout: undefined });
     probe.on('error', () => undefined);
     this.probe = probe;
     return probe;

@@ -5,9 +5,12 @@
  */
 const UNAVAILABLE_SQLSTATE = /^(08|53|28|3D000$|57P0[1-4])/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+/** node-postgres's pool, when a request waited POOL_WAIT_MS (ormconfig.ts) for a connection and none came free. */
+const POOL_WAIT_OVER = 'timeout exceeded when trying to connect';
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
-  'timeout exceeded when trying to connect',
+  'timeout expired', // a new connection not opened within CONNECT_WITHIN_MS (ormconfig.ts)
+  POOL_WAIT_OVER,
   'Query read timeout',
   'Client has encountered a connection error',
   'Cannot use a pool after calling end',
@@ -29,6 +32,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     current = driverError ?? cause;
   }
   return false;
+}
+
+/** Whether `error` is the pool's: every connection stayed busy while the request waited (the database is up). */
+export function isPoolWaitOver(error: unknown): boolean {
+  return error instanceof Error && error.message === POOL_WAIT_OVER;
 }
 
 /** The constraint a write broke, when it broke one (unique: 23505, foreign key: 23503). */

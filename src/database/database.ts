@@ -1,8 +1,9 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import { dataSourceOptions } from '../../ormconfig.js';
+import { CONNECT_WITHIN_MS, dataSourceOptions } from '../../ormconfig.js';
 import { type AppConfig, ConfigError } from '../config/app.config.js';
 import { ConnectionWatchdog } from './connection-watchdog.js';
+import { isDatabaseUnavailable } from './database-errors.js';
 import { EmbeddedDatabase } from './embedded-database.js';
 import { runMigrations } from './migrate.js';
 
@@ -22,7 +23,7 @@ class ServiceDataSource extends DataSource {
 
   watch(): void {
     const driver = this.driver as PostgresDriver;
-    this.watchdog = ConnectionWatchdog.start(driver.postgres, driver.master);
+    this.watchdog = ConnectionWatchdog.start(driver.master);
   }
 
   override async destroy(): Promise<void> {
@@ -66,8 +67,9 @@ function startupError(error: unknown, config: AppConfig): Error {
   const { code, message } = error as { code?: string; message?: string };
   if (code && /^[A-Z]+$/.test(code)) return new ConfigError(`cannot reach PostgreSQL at ${where} (${code})`);
   // node-postgres's own words for a server that closed the connection, or never answered within the timeout.
-  if (code === undefined && message?.startsWith('Connection terminated')) {
-    return new ConfigError(`cannot reach PostgreSQL at ${where}: ${message}`);
+  if (code === undefined && isDatabaseUnavailable(error)) {
+    const why = message === 'timeout expired' ? `no answer within ${CONNECT_WITHIN_MS} ms` : message;
+    return new ConfigError(`cannot reach PostgreSQL at ${where}: ${why}`);
   }
   // PostgreSQL's own messages name the user or database at fault, never the password.
   return new ConfigError(`PostgreSQL at ${where} refused to start the service: ${message ?? 'unknown error'}`);

@@ -67,7 +67,7 @@ const COMMON_PROBLEMS: readonly ProblemCase[] = [
   { code: 'unauthenticated', when: 'No key, or an unknown, revoked or expired key' },
   { code: 'rate_limited', when: 'Too many requests from this key or address; see `Retry-After`' },
   { code: 'internal_error', when: 'Something failed inside the service; quote the `request_id`' },
-  { code: 'unavailable', when: 'The database is unreachable; nothing was written' },
+  { code: 'unavailable', when: 'The database is unreachable, or too busy to take the request; nothing was written' },
   // Answered by the HTTP server before any route is chosen, so on every route alike.
   {
     code: 'request_timeout',

@@ -141,7 +141,9 @@ export const PROBLEMS = {
   unavailable: {
     status: 503,
     title: 'Service unavailable',
-    description: 'The database is unreachable. Retry later; no data was written by the failed request.',
+    description:
+      'The database is unreachable, or every connection to it stayed busy for 10 seconds (then with `Retry-After`). ' +
+      'Retry later; no data was written by the failed request.',
   },
 } as const satisfies Record<string, { status: number; title: string; description: string }>;
 

@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject,
 import type { Request, Response } from 'express';
 import { PROBLEMS, type ProblemCode } from './problem-catalog.js';
 import { type FieldError, ProblemError } from './problem-error.js';
-import { isDatabaseUnavailable } from '../../database/database-errors.js';
+import { isDatabaseUnavailable, isPoolWaitOver } from '../../database/database-errors.js';
 import { redactSecrets } from '../http/redact.js';
 import { INVALID_UTF8 } from '../http/json-body.js';
 import { PROBLEM_OBSERVER, type ProblemObserver } from './problem-observer.js';
@@ -72,6 +72,16 @@ export function asProblem(exception: unknown): ProblemError {
   if (exception instanceof HttpException) return fromHttpException(exception);
   const bodyParserProblem = fromBodyParserError(exception);
   if (bodyParserProblem) return bodyParserProblem;
+  if (isPoolWaitOver(exception)) {
+    return new ProblemError(
+      'unavailable',
+      'Every database connection stayed busy while this request waited its turn; retry shortly',
+      undefined,
+      {
+        'Retry-After': '1',
+      },
+    );
+  }
   if (isDatabaseUnavailable(exception)) return new ProblemError('unavailable', 'The database is unreachable');
   return internalError();
 }

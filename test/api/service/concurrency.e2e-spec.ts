@@ -161,6 +161,23 @@ describe('concurrency', () => {
     }
   });
 
+  it('serves a burst of batches larger than its connection pool, each request waiting its turn rather than refused as 503', async () => {
+    const shop = await newShop();
+    const batches = 4 * CLIENTS;
+    const answers = await Promise.all(
+      Array.from({ length: batches }, () =>
+        call('POST', `${eventsPath(shop)}/batch`, shop.secret, {
+          events: Array.from({ length: 25 }, (_, i) => eventBody(INTEGRATION_TYPES[i % INTEGRATION_TYPES.length], shop)),
+        }),
+      ),
+    );
+
+    answers.forEach(expectNoServerError);
+    expect(answers.map((a) => a.status)).toEqual(Array(batches).fill(200));
+    const [stored] = await db().query(`SELECT count(*)::int AS rows FROM events WHERE store_id = $1`, [shop.storeId]);
+    expect(stored.rows).toBe(batches * 25);
+  });
+
   // ——— sessions ———
 
   it(`lets exactly one of ${CLIENTS} concurrent decisions on one session through, refuses the rest with 409, and stores one decision`, async () => {
