@@ -238,6 +238,8 @@ async function main(): Promise<void> {
           month: new Date(r.at).toISOString().slice(0, 7),
           given,
           predictions: {
+            // the odds the answer gave for the size she rented; a third each while it gave none
+            outcomes: result.answer.outcomes?.[rented] ?? [1 / 3, 1 / 3, 1 / 3],
             service: verdictsAt(result.answer.distribution, rented),
             ...before[k].baselines,
           },
@@ -249,7 +251,7 @@ async function main(): Promise<void> {
         const so = figuresOf(rows);
         console.log(
           `day ${d + 1}/${days.length} (${new Date(day[0].at).toISOString().slice(0, 10)}): ${index} rentals in ` +
-            `${((Date.now() - liveStarted) / 1000).toFixed(0)} s (sessions ${seconds.flows.toFixed(0)} s, events ${seconds.events.toFixed(0)} s); answered ${rows.length}; mean AUC service ${so.models.service.auc.toFixed(3)}, ` +
+            `${((Date.now() - liveStarted) / 1000).toFixed(0)} s (sessions ${seconds.flows.toFixed(0)} s, events ${seconds.events.toFixed(0)} s); answered ${rows.length}; mean AUC odds ${so.models.outcomes.auc.toFixed(3)}, distribution ${so.models.service.auc.toFixed(3)}, ` +
             `item & customer ${so.models['item & customer'].auc.toFixed(3)}`,
         );
       }
@@ -280,7 +282,11 @@ async function main(): Promise<void> {
   });
 }
 
-function baselinesOf(counts: VerdictCounts, r: Rental, s: Strengths): Record<Exclude<Model, 'service'>, readonly [number, number, number]> {
+function baselinesOf(
+  counts: VerdictCounts,
+  r: Rental,
+  s: Strengths,
+): Record<Exclude<Model, 'service' | 'outcomes'>, readonly [number, number, number]> {
   return {
     'item & customer': counts.itemAndCustomer(r.itemId, r.userId, s),
     'item rates': counts.itemRates(r.itemId, s.alpha),
@@ -337,7 +343,8 @@ function report(run: Run): void {
   const firstDay = run.scored[0] ? new Date(run.scored[0].at).toISOString().slice(0, 10) : '–';
   const lastDay = run.scored.at(-1) ? new Date(run.scored.at(-1)!.at).toISOString().slice(0, 10) : '–';
   const names: Record<Model, string> = {
-    service: 'the service’s answer',
+    outcomes: 'the service’s answer: its odds for the size she took',
+    service: 'the service’s answer: its distribution over her best size',
     'item & customer': `item and customer rates (α ${strengths.chosen.alpha}, β ${strengths.chosen.beta})`,
     'item rates': `item rates (α ${strengths.chosen.alpha})`,
     'global shares': 'global shares',
@@ -369,7 +376,9 @@ function report(run: Run): void {
     '',
     ...mainTable(all, names),
     '',
-    `P(small) is the answer's probability of the sizes above the one rented, P(fit) of that size, P(large) of the sizes below ` +
+    `The answer's odds for the size she took: the \`outcomes\` it published for that size (what the size is likely to turn ` +
+      `out as, should she take it), before she took it. Its distribution over her best size: ` +
+      `P(small) is the answer's probability of the sizes above the one rented, P(fit) of that size, P(large) of the sizes below ` +
       `(sizes the answer does not list share what is left, at least 0.001 each). ECE: of the most probable verdict; of P(fit) ` +
       `against "fitted". The learned offset alone ranks rentals by the offset the answer used (positive: runs small), as a ` +
       `score with no probabilities. The answer's own figures: she rented the size recommended in ${(100 * all.answer.rentedRecommended).toFixed(1)}% ` +
@@ -381,20 +390,20 @@ function report(run: Run): void {
     '',
     '#### By the item’s earlier rentals (history and earlier held-out days)',
     '',
-    'Each cell: the service / item and customer / item rates / global shares. The last two columns are the answer’s.',
+    'Each cell: the answer’s odds / its size distribution / item and customer / item rates / global shares. The last two columns are the answer’s.',
     '',
     ...groupTable(byHistory),
     '',
     '#### By customer and by answers given',
     '',
-    'Each cell: the service / item and customer / item rates / global shares. Returning: she rented on an earlier day ' +
+    'Each cell: the answer’s odds / its size distribution / item and customer / item rates / global shares. Returning: she rented on an earlier day ' +
       '(history included); her usual size is the median of those rentals, so the rentals with a usual size are the returning ones.',
     '',
     ...groupTable([...byCustomer, ...byChest, ...byUsual, ...byBody]),
     '',
     '#### By month of the held-out period',
     '',
-    'Each cell: the service / item and customer / item rates / global shares. What the service learns from the held-out ' +
+    'Each cell: the answer’s odds / its size distribution / item and customer / item rates / global shares. What the service learns from the held-out ' +
       'days’ outcomes shows here first.',
     '',
     ...groupTable(byMonth),

@@ -1795,6 +1795,30 @@ export interface components {
             /** @example 0.72 */
             confidence: number;
         };
+        SizeOutcomeResponse: {
+            /** @example M */
+            size_label: string;
+            /**
+             * Format: uuid
+             * @example 0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57
+             */
+            variant_id: string | null;
+            /**
+             * @description The chance this size turns out too small for her.
+             * @example 0.11
+             */
+            too_small: number;
+            /**
+             * @description The chance it fits her.
+             * @example 0.8
+             */
+            fit: number;
+            /**
+             * @description The chance it turns out too large.
+             * @example 0.09
+             */
+            too_large: number;
+        };
         AdjustmentResponse: {
             /**
              * @description `learned`: shifted by what this store’s outcomes taught about the product (on top of the merchant’s `fit_adjustment`); `merchant`: the product’s `fit_adjustment` alone; `none`: the stated chart as it is.
@@ -1921,6 +1945,33 @@ export interface components {
              * @example civilian-20261125-7482d186
              */
             model_version: string;
+            /**
+             * @description Every size of the chart, in its order, with what it is likely to turn out as should she take it: learned from what happened to the sizes this store’s shoppers took (the product’s own verdicts, and what sizes taken that far from such an answer, or from the size she usually wears, turned out as). Unlike `confidence`, which is the chance a size is her best, these are the odds of a size she chooses. Empty until the store has 20 outcomes.
+             * @example [
+             *       {
+             *         "size_label": "S",
+             *         "variant_id": null,
+             *         "too_small": 0.46,
+             *         "fit": 0.51,
+             *         "too_large": 0.03
+             *       },
+             *       {
+             *         "size_label": "M",
+             *         "variant_id": "0199a3b8-5d7e-7a3b-b8e2-6f4a1c9d3b57",
+             *         "too_small": 0.11,
+             *         "fit": 0.8,
+             *         "too_large": 0.09
+             *       },
+             *       {
+             *         "size_label": "L",
+             *         "variant_id": "0199a3b8-5e80-7b4c-a9f3-7a5b2d0e4c68",
+             *         "too_small": 0.04,
+             *         "fit": 0.62,
+             *         "too_large": 0.34
+             *       }
+             *     ]
+             */
+            outcomes: components["schemas"]["SizeOutcomeResponse"][];
             /** @description What moved the stated chart’s answer. null on recommendations made before adjustments were reported. */
             adjustment: components["schemas"]["AdjustmentResponse"] | null;
             /**

@@ -11,6 +11,12 @@ interface Recommendation {
   readonly size_label: string;
   readonly confidence: number;
   readonly alternatives: readonly { readonly size_label: string; readonly confidence: number }[];
+  readonly outcomes?: readonly {
+    readonly size_label: string;
+    readonly too_small: number;
+    readonly fit: number;
+    readonly too_large: number;
+  }[];
   readonly model_version: string;
   readonly adjustment: {
     readonly source: string;
@@ -31,6 +37,8 @@ export interface LiveAnswer {
   readonly sessionId: string;
   /** The answer's probability of every chart size (labels' order). */
   readonly distribution: readonly number[];
+  /** What each chart size (labels' order) is likely to turn out as, should she take it: [small, fit, large]; null when not given. */
+  readonly outcomes: readonly (readonly [number, number, number])[] | null;
   readonly recommended: number;
   readonly confidence: number;
   /** What moved the stated chart's answer: the learned offset (product and shopper), in size steps. */
@@ -71,12 +79,20 @@ export function readRecommendation(labels: readonly string[], r: Recommendation)
   const recommended = labels.indexOf(r.size_label);
   return {
     distribution: sizeDistribution(labels, listed),
+    outcomes: r.outcomes?.length ? labels.map((label) => outcomeAt(r, label)) : null,
     recommended,
     confidence: r.confidence,
     offsetSteps: r.adjustment?.size_steps ?? 0,
     shopperSteps: r.adjustment?.shopper_steps ?? null,
     chartSize: r.adjustment ? labels.indexOf(r.adjustment.chart_size_label) : recommended,
   };
+}
+
+/** The published outcome of the size `label`, as [small, fit, large]. */
+function outcomeAt(r: Recommendation, label: string): readonly [number, number, number] {
+  const o = r.outcomes?.find((x) => x.size_label === label);
+  if (!o) throw new RangeError(`the answer gives no outcome for size ${label}`);
+  return [o.too_small, o.fit, o.too_large];
 }
 
 /** The session, answers and decision of one rental. */

@@ -35,6 +35,7 @@ describe('the report', () => {
       month: '2017-01',
       given: { heightWeight: true, chest: true, usualSize: returning },
       predictions: {
+        outcomes: [0.15, 0.7, 0.15],
         service: [0.2, 0.6, 0.2],
         'item & customer': [0.1, 0.8, 0.1],
         'item rates': [0.1, 0.8, 0.1],

@@ -18,7 +18,7 @@ import {
   offsetAuc,
 } from './outcome-score.js';
 
-export const MODELS = ['service', 'item & customer', 'item rates', 'global shares'] as const;
+export const MODELS = ['outcomes', 'service', 'item & customer', 'item rates', 'global shares'] as const;
 export type Model = (typeof MODELS)[number];
 
 export interface ScoredRental {
@@ -109,7 +109,10 @@ export function mainTable(f: Figures, names: Readonly<Record<Model, string>>): s
   ];
 }
 
-/** A table of groups: each cell service / item & customer / item rates / global shares, and the answer's own figures. */
+/**
+ * A table of groups: each cell the answer's outcomes / its size distribution / item & customer / item rates / global
+ * shares, and the answer's own figures.
+ */
 export function groupTable(groups: readonly Group[]): string[] {
   const cell = (g: Group, f: (m: ModelFigures) => number) => MODELS.map((m) => f3(f(g.figures.models[m]))).join(' / ');
   return [

@@ -29,6 +29,7 @@ export const TABLE_OWNERS = {
   shopper_evidence: 'learning',
   line_lessons: 'learning',
   fit_answer_links: 'learning',
+  fit_verdicts: 'learning',
   platform_connections: 'console',
   platform_oauth_states: 'console',
   schema_migrations: 'database',

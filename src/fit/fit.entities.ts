@@ -62,11 +62,25 @@ export interface StoredRecommendation {
   /** What moved the stated chart's answer; absent on recommendations made before it was recorded. */
   adjustment?: StoredAdjustment;
   /**
+   * Per size of the chart, in its order, what it is likely to turn out as should she take it (sizing/verdicts.ts);
+   * absent while the store had too few outcomes to tell, and on recommendations made before they were given.
+   */
+  outcomes?: StoredOutcome[];
+  /**
    * What the answer read of her, in chart positions (sizing/answer-link.ts): kept so that her outcome can teach the
    * store's link; never part of a response. Absent on recommendations made before it was recorded.
    */
   features?: { mean: number; variance: number; body: boolean; usual: number | null; offset: number };
   created_at: string;
+}
+
+/** What a size is likely to turn out as, should the shopper take it (snake_case, the API's shape). */
+export interface StoredOutcome {
+  size_label: string;
+  variant_id: string | null;
+  too_small: number;
+  fit: number;
+  too_large: number;
 }
 
 export const ADJUSTMENT_SOURCES = ['learned', 'merchant', 'none'] as const;

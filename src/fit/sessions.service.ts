@@ -24,7 +24,8 @@ import {
   ZONES,
 } from '../sizing/types.js';
 import { ADJUSTMENT_STEPS } from '../sizing/usual-size.js';
-import type { FitSession, Question, StoredDecision, StoredRecommendation } from './fit.entities.js';
+import { sizeVerdicts, STORE_KEY } from '../sizing/verdicts.js';
+import type { FitSession, Question, StoredDecision, StoredOutcome, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -116,7 +117,7 @@ export class SessionsService {
       if (!read.ok) throw ProblemError.validation(read.errors);
 
       const now = new Date();
-      const { shift: learned, links } = await this.learnedState(manager, session, context.productTypeId, context.shopperDigest, now);
+      const { shift: learned, links, odds } = await this.learnedState(manager, session, context.productTypeId, context.shopperDigest, now);
       const result = recommendOrRefuse({
         shopper: read.shopper,
         chart: chartInCentimetres(context.chart),
@@ -126,7 +127,8 @@ export class SessionsService {
         links,
       });
       const variants = await this.catalog.variantsBySize(manager, session.productId);
-      const recommendation = storedRecommendation(result, variants, { learned, fitAdjustment: context.fitAdjustment }, now);
+      const outcomes = odds && outcomesOf(odds, result.features, context.chart.sizes, variants, now);
+      const recommendation = storedRecommendation(result, variants, { learned, fitAdjustment: context.fitAdjustment, outcomes }, now);
       const recommended: Partial<FitSession> = {
         state: 'recommended',
         answers: request.answers,
@@ -218,10 +220,11 @@ export class SessionsService {
     productTypeId: string,
     shopperDigest: Buffer | null,
     now: Date,
-  ): Promise<{ shift: LearnedState | null; links: Partial<Record<LinkKind, AnswerLink>> }> {
+  ): Promise<{ shift: LearnedState | null; links: Partial<Record<LinkKind, AnswerLink>>; odds: VerdictOdds | null }> {
     const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
-    if (levels.store.count === 0) return { shift: null, links: {} };
+    if (levels.store.count === 0) return { shift: null, links: {}, odds: null };
     const links = await this.evidence.links(manager, session.storeId, now, levels.store.count);
+    const odds = await this.evidence.verdictOdds(manager, session.storeId, session.productId, now);
     const product = learnedOffset(levels, now);
     // a returning shopper's own offset, beyond her products', shrunk towards none like a product's towards its type
     const history = shopperDigest && (await this.evidence.shopper(manager, session.storeId, shopperDigest));
@@ -230,7 +233,7 @@ export class SessionsService {
     const steps = product.steps + (shopper?.steps ?? 0);
     const sd = Math.sqrt(product.sd ** 2 + (shopper ? shopper.sd ** 2 : 0));
     const shift = { steps: round2(steps), sd: round2(sd), count: product.count, shopperSteps: shopper ? round2(shopper.steps) : null };
-    return { shift, links };
+    return { shift, links, odds };
   }
 
   /**
@@ -283,6 +286,34 @@ function recommendOrRefuse(input: Parameters<typeof recommend>[0]): Recommendati
   }
 }
 
+type VerdictOdds = Awaited<ReturnType<LearningService['verdictOdds']>>;
+
+/** A store tells shoppers what sizes turned out as once it has counted this many verdicts; before, it says nothing. */
+const OUTCOMES_AFTER = 20;
+
+/**
+ * What each size of the chart is likely to turn out as, should she take it (sizing/verdicts.ts), in chart order; null
+ * while the store has counted fewer than OUTCOMES_AFTER verdicts.
+ */
+function outcomesOf(
+  odds: VerdictOdds,
+  features: Recommendation['features'],
+  sizes: readonly { label: string }[],
+  variants: ReadonlyMap<string, string>,
+  now: Date,
+): StoredOutcome[] | null {
+  if ((odds.places.get(STORE_KEY)?.count ?? 0) < OUTCOMES_AFTER) return null;
+  return sizeVerdicts(odds.item, odds.places, features, sizes.length, now).map(([small, fit, large], i) => ({
+    size_label: sizes[i].label,
+    variant_id: variants.get(sizes[i].label) ?? null,
+    too_small: round3(small),
+    fit: round3(fit),
+    too_large: round3(large),
+  }));
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
 /** The engine's answer as the session keeps it, with the variants of its sizes and what moved it from the chart. */
 function storedRecommendation(
   result: Recommendation,
@@ -290,7 +321,12 @@ function storedRecommendation(
   {
     learned,
     fitAdjustment,
-  }: { learned: { steps: number; sd: number; count: number; shopperSteps: number | null } | null; fitAdjustment: FitAdjustment },
+    outcomes,
+  }: {
+    learned: { steps: number; sd: number; count: number; shopperSteps: number | null } | null;
+    fitAdjustment: FitAdjustment;
+    outcomes: StoredOutcome[] | null;
+  },
   now: Date,
 ): StoredRecommendation {
   return {
@@ -308,6 +344,7 @@ function storedRecommendation(
       Object.entries(result.measurements).map(([zone, m]) => [zone, { value_cm: m.valueCm, source: m.source, sd_cm: m.sdCm }]),
     ),
     model_version: result.modelVersion,
+    ...(outcomes ? { outcomes } : {}),
     features: result.features,
     adjustment: {
       source: learned ? 'learned' : fitAdjustment === 'true_to_size' ? 'none' : 'merchant',

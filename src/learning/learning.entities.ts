@@ -136,6 +136,10 @@ class LineLessonRecord {
   @Column({ type: 'jsonb', name: 'answer_link', nullable: true })
   answerLink: object | null;
 
+  /** What it added to its store's verdict odds (`{verdict, at, places, expected}`), null when nothing. */
+  @Column({ type: 'jsonb', nullable: true })
+  verdict: object | null;
+
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt: Date;
 }
@@ -177,5 +181,33 @@ class AnswerLinkRecord {
   updatedAt: Date;
 }
 
+/** `fit_verdicts`: per store and key, the decaying sums of the verdicts its outcomes gave (sizing/verdicts.ts). */
+@Entity({ name: 'fit_verdicts' })
+class VerdictRecord {
+  @Column({ type: 'uuid', name: 'merchant_id' })
+  merchantId: string;
+
+  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  /** `store`, `product:<id>`, `place:<from the answer's mean>:<from her usual size>` or `usual:<from her usual size>`. */
+  @PrimaryColumn({ type: 'text' })
+  key: string;
+
+  /** Too small, fit, too large. */
+  @Column({ type: 'double precision', array: true })
+  observed: number[];
+
+  /** What the item's rates expected of them (a place's rows only). */
+  @Column({ type: 'double precision', array: true })
+  expected: number[];
+
+  @Column({ type: 'integer' })
+  outcomes: number;
+
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}
+
 /** The entities of learning, registered by its module. */
-export const LEARNING_ENTITIES = [ProductEvidence, ProductTypeEvidence, ShopperEvidence, LineLessonRecord, AnswerLinkRecord];
+export const LEARNING_ENTITIES = [ProductEvidence, ProductTypeEvidence, ShopperEvidence, LineLessonRecord, AnswerLinkRecord, VerdictRecord];

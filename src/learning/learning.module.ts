@@ -5,6 +5,7 @@ import { EvidenceReferences } from './evidence-references.js';
 import { EvidenceRepository } from './evidence.repository.js';
 import { LEARNING_ENTITIES } from './learning.entities.js';
 import { AnswerLinksRepository } from './answer-links.repository.js';
+import { VerdictsRepository } from './verdicts.repository.js';
 import { LearningService } from './learning.service.js';
 import { LineLessonsRepository } from './line-lessons.repository.js';
 import { OrderHistoryController } from './order-history.controller.js';
@@ -27,6 +28,7 @@ import { ShopperDigests } from './shopper-digests.js';
     EvidenceRepository,
     LineLessonsRepository,
     AnswerLinksRepository,
+    VerdictsRepository,
     OrderHistoryService,
     OrderHistoryRepository,
     ShopperDigests,

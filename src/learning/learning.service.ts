@@ -13,10 +13,23 @@ import {
 } from '../sizing/answer-link.js';
 import { addSums, type Evidence, type EvidenceSums, negatedSums, NO_EVIDENCE, sumsOf } from '../sizing/learning.js';
 import type { Store } from '../stores/store.entity.js';
+import {
+  addVerdictSums,
+  itemRates,
+  NO_VERDICTS,
+  placeKeys,
+  productKey,
+  STORE_KEY,
+  type Triple,
+  verdictOf,
+  type VerdictSums,
+  verdictSumsOf,
+} from '../sizing/verdicts.js';
 import { evidenceOf, overrideEvidence, teachesFit } from './evidence-rules.js';
 import { EvidenceRepository, type OutcomeSizesRow } from './evidence.repository.js';
 import { AnswerLinksRepository } from './answer-links.repository.js';
-import { type LessonLink, type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
+import { type LessonLink, type LessonVerdict, type LineLesson, LineLessonsRepository } from './line-lessons.repository.js';
+import { VerdictsRepository } from './verdicts.repository.js';
 import { type LinkedLine, lineKey, type OrderLineState, type OutcomeEvent, type WaitingChange } from './order-lines.js';
 
 /** An outcome as lessons compare them: the latest of a line, by when it happened, then by id (UUIDv7: by arrival). */
@@ -95,6 +108,8 @@ class SumsDelta {
   readonly shoppers = new Map<string, EvidenceSums>();
   /** Per kind of answer, the sums to add to the store's answer link. */
   readonly links = new Map<LinkKind, LinkSums>();
+  /** Per key, the sums to add to the store's verdict odds. */
+  readonly verdicts = new Map<string, VerdictSums>();
 
   add(product: { id: string; typeNow: string; countedType: string }, sums: EvidenceSums): void {
     const known = this.products.get(product.id);
@@ -111,10 +126,19 @@ class SumsDelta {
     this.links.set(kind, addLinkSums(this.links.get(kind) ?? noLinkSums(kind), sums, sign));
   }
 
+  addVerdict(productId: string, { verdict, at, places, expected }: LessonVerdict, sign: 1 | -1): void {
+    const placed = places !== null && expected !== null ? { keys: places, expected } : null;
+    for (const { key, sums } of verdictSumsOf(productId, verdict, new Date(at), placed)) {
+      this.verdicts.set(key, addVerdictSums(this.verdicts.get(key) ?? NO_VERDICTS, sums, sign));
+    }
+  }
+
   /** What a line taught before (`before`, if counted) taken back, and what it teaches now (`lesson`) added. */
   replace(before: LineLesson | undefined, lesson: LineLesson): void {
     if (before?.counted && before.answerLink) this.addLink(before.answerLink, -1);
     if (lesson.answerLink) this.addLink(lesson.answerLink, 1);
+    if (before?.counted && before.verdict) this.addVerdict(before.productId, before.verdict, -1);
+    if (lesson.verdict) this.addVerdict(lesson.productId, lesson.verdict, 1);
     const typeNow = lesson.productTypeId as string;
     if (before?.counted && before.evidence) {
       this.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, negatedSums(sumsOf(before.evidence)));
@@ -141,6 +165,8 @@ interface Taught {
   readonly decisions: ReadonlyMap<string, DecisionRow>;
   /** The learned offset of each product a returning shopper's outcome names, before this transaction's lessons. */
   readonly offsets: ReadonlyMap<string, number>;
+  /** The verdict rates of each product an outcome after a fit session names, before this transaction's lessons. */
+  readonly rates: ReadonlyMap<string, Triple>;
 }
 
 type DecisionRow = Awaited<ReturnType<LineLessonsRepository['decisions']>>[number];
@@ -171,7 +197,17 @@ export class LearningService {
     private readonly evidence: EvidenceRepository,
     private readonly lessons: LineLessonsRepository,
     private readonly answerLinks: AnswerLinksRepository,
+    private readonly verdicts: VerdictsRepository,
   ) {}
+
+  /**
+   * The odds of each verdict for a size of the product a shopper takes (sizing/verdicts.ts), as the store's outcomes
+   * have taught them at `now`: the item's rates, and the store's places.
+   */
+  async verdictOdds(manager: EntityManager, storeId: string, productId: string, now: Date) {
+    const sums = await this.verdicts.read(manager, storeId, [productId]);
+    return { item: itemRates(sums.get(productKey(productId)), sums.get(STORE_KEY), now), places: sums };
+  }
 
   /**
    * How the store's answers should read its shoppers, per kind of answer, as its outcomes have taught it at `now`
@@ -319,6 +355,7 @@ export class LearningService {
     }
     await this.evidence.add(manager, store, delta, now);
     await this.answerLinks.add(manager, store, delta.links, now);
+    await this.verdicts.add(manager, store, delta.verdicts, now);
     await this.lessons.write(manager, store, writes, now);
     return { waiting, before: taught.previous, taught: new Map(writes.map(({ lesson }) => [keyOf(lesson), lesson])) };
   }
@@ -367,7 +404,10 @@ export class LearningService {
     for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
     for (const outcome of imported) if (outcome.shopperDigest) shopperProducts.set(outcome.productId, outcome.productTypeId);
     const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
-    return { previous, outcomes, decisions, offsets };
+    const answered = [...new Set([...outcomes.values()].filter((row) => row.features !== null).map((row) => row.product_id))];
+    const sums = answered.length ? await this.verdicts.read(manager, store.id, answered) : new Map<string, VerdictSums>();
+    const rates = new Map(answered.map((id) => [id, itemRates(sums.get(productKey(id)), sums.get(STORE_KEY), now)]));
+    return { previous, outcomes, decisions, offsets, rates };
   }
 }
 
@@ -382,7 +422,7 @@ function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): L
     }
     case 'teach': {
       const row = taught.outcomes.get(plan.eventId);
-      return row === undefined ? null : outcomeLesson(plan, row, taught.offsets);
+      return row === undefined ? null : outcomeLesson(plan, row, taught);
     }
     case 'decision': {
       const row = taught.decisions.get(lineKey(orderId, lineItemId));
@@ -401,6 +441,7 @@ function lessonOf(plan: Plan, before: LineLesson | undefined, taught: Taught): L
         shopperOffset: null,
         source: 'event',
         answerLink: null,
+        verdict: null,
       };
     }
     case 'nothing':
@@ -428,11 +469,12 @@ function importedLesson(plan: Plan & { kind: 'history' }, offsets: ReadonlyMap<s
     shopperOffset: offset,
     source: 'history',
     answerLink: null,
+    verdict: outcome.evidence === null ? null : verdictLesson(outcome.evidence, null),
   };
 }
 
 /** An outcome's lesson: what it says, and, when its line was bought by a returning shopper, her share of it. */
-function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, offsets: ReadonlyMap<string, number>): LineLesson {
+function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, { offsets, rates }: Taught): LineLesson {
   const evidence = evidenceOf(
     { type: row.type, reason: row.reason, fitFeedback: row.fit_feedback, occurredAt: row.occurred_at },
     { bought: row.bought, exchangedTo: row.exchanged_to, recommended: row.recommended, count: row.sizes },
@@ -452,7 +494,27 @@ function outcomeLesson(plan: Plan & { kind: 'teach' }, row: OutcomeSizesRow, off
     shopperOffset: offset,
     source: 'event',
     answerLink: evidence === null ? null : answerLinkOf(row, evidence),
+    verdict: evidence === null ? null : verdictLesson(evidence, placeOf(row, evidence, rates)),
   };
+}
+
+/** What an outcome gives the store's verdict odds: its verdict, and its place against the answer when it had one. */
+function verdictLesson(evidence: Evidence, place: { keys: string[]; expected: Triple } | null): LessonVerdict | null {
+  const verdict = verdictOf(evidence);
+  if (verdict === null) return null;
+  return { verdict, at: evidence.at.toISOString(), places: place?.keys ?? null, expected: place?.expected ?? null };
+}
+
+/** The place of the size bought against the answer of the session it was bought after, with the item's rates then. */
+function placeOf(
+  row: OutcomeSizesRow,
+  evidence: Evidence,
+  rates: ReadonlyMap<string, Triple>,
+): { keys: string[]; expected: Triple } | null {
+  const expected = rates.get(row.product_id);
+  if (row.recommended === null || row.features === null || expected === undefined) return null;
+  const { place, usual } = placeKeys(row.recommended - 1 + evidence.bought, row.features);
+  return { keys: [place, usual], expected };
 }
 
 /**
@@ -465,7 +527,14 @@ function answerLinkOf(row: OutcomeSizesRow, evidence: Evidence): LessonLink | nu
   return linkSumsOf(row.features, row.recommended - 1 + evidence.steps, evidence.at);
 }
 
-const NOTHING_COUNTED = { productTypeId: null, evidence: null, shopperDigest: null, shopperOffset: null, answerLink: null } as const;
+const NOTHING_COUNTED = {
+  productTypeId: null,
+  evidence: null,
+  shopperDigest: null,
+  shopperOffset: null,
+  answerLink: null,
+  verdict: null,
+} as const;
 
 const NO_CHANGES: Changes = { latest: new Map(), decisions: new Map(), imported: new Map() };
 

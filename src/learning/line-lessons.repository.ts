@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
 import type { Evidence } from '../sizing/learning.js';
 import type { LinkKind, LinkSums } from '../sizing/answer-link.js';
+import type { Triple, Verdict } from '../sizing/verdicts.js';
 import type { Store } from '../stores/store.entity.js';
 import { CHART_LABELS_OF_P } from './order-lines.js';
 
@@ -35,6 +36,19 @@ export interface LineLesson {
   readonly source: LessonSource;
   /** What it added to its store's answer link (sizing/answer-link.ts); null when nothing. */
   readonly answerLink: LessonLink | null;
+  /** What it added to its store's verdict odds (sizing/verdicts.ts); null when nothing. */
+  readonly verdict: LessonVerdict | null;
+}
+
+/**
+ * A lesson's share of its store's verdict odds: the verdict given, when (ISO 8601), and the places of the size bought
+ * against the answer of the session it was bought after, with what the item's rates expected there then (null: none).
+ */
+export interface LessonVerdict {
+  readonly verdict: Verdict;
+  readonly at: string;
+  readonly places: readonly string[] | null;
+  readonly expected: Triple | null;
 }
 
 /** A lesson's share of its store's answer link: the kind of answer it taught, and the sums it added. */
@@ -62,7 +76,7 @@ class LessonWrittenMeanwhile extends Error {
 type StoredEvidence = Omit<Evidence, 'at'> & { at: string };
 
 const LESSON_COLUMNS = `order_id, line_item_id, product_id, variant_id, event_id, occurred_at, counted, product_type_id, evidence,
-  shopper_digest, shopper_offset, source, answer_link`;
+  shopper_digest, shopper_offset, source, answer_link, verdict`;
 
 const READ = prepared<{
   order_id: string;
@@ -78,6 +92,7 @@ const READ = prepared<{
   shopper_offset: number | null;
   source: LessonSource;
   answer_link: LessonLink | null;
+  verdict: LessonVerdict | null;
 }>(
   'line-lessons.read',
   `SELECT l.* FROM unnest($2::text[], $3::text[]) AS t(order_id, line_item_id)
@@ -94,22 +109,24 @@ const WRITE = prepared<{ written: number }>(
   'line-lessons.write',
   `WITH t AS (
      SELECT * FROM unnest($4::text[], $5::text[], $6::uuid[], $7::uuid[], $8::uuid[], $9::timestamptz[], $10::boolean[],
-                          $11::uuid[], $12::jsonb[], $13::text[], $14::float8[], $15::text[], $16::boolean[], $17::jsonb[])
+                          $11::uuid[], $12::jsonb[], $13::text[], $14::float8[], $15::text[], $16::boolean[], $17::jsonb[],
+                          $18::jsonb[])
        AS t(order_id, line_item_id, product_id, variant_id, event_id, occurred_at, counted, product_type_id, evidence,
-            shopper_digest, shopper_offset, source, replaces, answer_link)),
+            shopper_digest, shopper_offset, source, replaces, answer_link, verdict)),
    updated AS (
      UPDATE line_lessons AS l SET
        product_id = t.product_id, variant_id = t.variant_id, event_id = t.event_id, occurred_at = t.occurred_at,
        counted = t.counted, product_type_id = t.product_type_id, evidence = t.evidence,
        shopper_digest = decode(t.shopper_digest, 'hex'), shopper_offset = t.shopper_offset, source = t.source,
-       answer_link = t.answer_link, updated_at = $3
+       answer_link = t.answer_link, verdict = t.verdict, updated_at = $3
        FROM t
       WHERE t.replaces AND l.store_id = (SELECT $2::uuid) AND l.order_id = t.order_id AND l.line_item_id = t.line_item_id
      RETURNING 1),
    inserted AS (
      INSERT INTO line_lessons (merchant_id, store_id, ${LESSON_COLUMNS}, updated_at)
      SELECT $1, $2, t.order_id, t.line_item_id, t.product_id, t.variant_id, t.event_id, t.occurred_at, t.counted,
-            t.product_type_id, t.evidence, decode(t.shopper_digest, 'hex'), t.shopper_offset, t.source, t.answer_link, $3
+            t.product_type_id, t.evidence, decode(t.shopper_digest, 'hex'), t.shopper_offset, t.source, t.answer_link,
+            t.verdict, $3
        FROM t WHERE NOT t.replaces
      ON CONFLICT (store_id, order_id, line_item_id) DO NOTHING
      RETURNING 1)
@@ -199,6 +216,7 @@ export class LineLessonsRepository {
       shopperOffset: row.shopper_offset,
       source: row.source,
       answerLink: row.answer_link,
+      verdict: row.verdict,
     }));
   }
 
@@ -228,6 +246,7 @@ export class LineLessonsRepository {
       column((l) => l.source),
       writes.map((w) => w.replaces),
       column((l) => (l.answerLink === null ? null : JSON.stringify(l.answerLink))),
+      column((l) => (l.verdict === null ? null : JSON.stringify(l.verdict))),
     ]);
     if (written !== writes.length) throw new LessonWrittenMeanwhile('a lesson of a new line was written meanwhile');
   }

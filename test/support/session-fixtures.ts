@@ -170,6 +170,7 @@ export interface Recommendation {
   alternatives: { size_label: SizeLabel; variant_id: string | null; confidence: number }[];
   measurements: Record<string, { value_cm: number; source: 'answered' | 'estimated'; sd_cm: number }>;
   model_version: string;
+  outcomes: { size_label: SizeLabel; variant_id: string | null; too_small: number; fit: number; too_large: number }[];
   warnings: { code: 'no_variant'; message: string }[];
   adjustment: {
     source: 'learned' | 'merchant' | 'none';
@@ -214,11 +215,14 @@ export function expectWellFormed(
       'id',
       'measurements',
       'model_version',
+      'outcomes',
       'size_label',
       'variant_id',
       'warnings',
     ].sort(),
   );
+  // a store without outcomes tells no odds of what a size turns out as
+  expect(r.outcomes).toEqual([]);
   // a store without outcomes: the stated chart's answer, moved by the merchant's own adjustment at most
   expect(r.adjustment).toEqual({
     source: expect.stringMatching(/^(none|merchant)$/),

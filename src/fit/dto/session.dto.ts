@@ -186,6 +186,23 @@ class AdjustmentResponse {
   shopper_steps: number | null;
 }
 
+class SizeOutcomeResponse {
+  @ApiProperty({ example: 'M' })
+  size_label: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, example: EXAMPLE_ID.variant })
+  variant_id: string | null;
+
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'The chance this size turns out too small for her.', example: 0.11 })
+  too_small: number;
+
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'The chance it fits her.', example: 0.8 })
+  fit: number;
+
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'The chance it turns out too large.', example: 0.09 })
+  too_large: number;
+}
+
 const RECOMMENDATION_WARNINGS = ['no_variant'] as const;
 type RecommendationWarningCode = (typeof RECOMMENDATION_WARNINGS)[number];
 
@@ -238,6 +255,21 @@ export class RecommendationResponse extends SizeProbabilityResponse {
     example: 'civilian-20261125-7482d186',
   })
   model_version: string;
+
+  @ApiProperty({
+    type: [SizeOutcomeResponse],
+    description:
+      'Every size of the chart, in its order, with what it is likely to turn out as should she take it: learned from ' +
+      'what happened to the sizes this store’s shoppers took (the product’s own verdicts, and what sizes taken that far ' +
+      'from such an answer, or from the size she usually wears, turned out as). Unlike `confidence`, which is the chance ' +
+      'a size is her best, these are the odds of a size she chooses. Empty until the store has 20 outcomes.',
+    example: [
+      { size_label: 'S', variant_id: null, too_small: 0.46, fit: 0.51, too_large: 0.03 },
+      { size_label: 'M', variant_id: EXAMPLE_ID.variant, too_small: 0.11, fit: 0.8, too_large: 0.09 },
+      { size_label: 'L', variant_id: EXAMPLE_ID.variantLarge, too_small: 0.04, fit: 0.62, too_large: 0.34 },
+    ],
+  })
+  outcomes: SizeOutcomeResponse[];
 
   @ApiProperty({
     type: AdjustmentResponse,
@@ -359,7 +391,8 @@ export class SessionResponse {
 }
 
 /** A recommendation as answered: its adjustment always present, null when it was made before they were recorded. */
-type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment' | 'features'> & {
+type PresentedRecommendation = Omit<StoredRecommendation, 'adjustment' | 'features' | 'outcomes'> & {
+  outcomes: SizeOutcomeResponse[];
   adjustment: StoredAdjustment | null;
   warnings: RecommendationWarning[];
 };
@@ -383,6 +416,13 @@ function presentRecommendation(r: StoredRecommendation): PresentedRecommendation
       Object.entries(r.measurements).map(([zone, m]) => [zone, { value_cm: m.value_cm, source: m.source, sd_cm: m.sd_cm }]),
     ),
     model_version: r.model_version,
+    outcomes: (r.outcomes ?? []).map((o) => ({
+      size_label: o.size_label,
+      variant_id: o.variant_id,
+      too_small: o.too_small,
+      fit: o.fit,
+      too_large: o.too_large,
+    })),
     adjustment: r.adjustment
       ? {
           source: r.adjustment.source,

@@ -51,6 +51,22 @@ describe('what outcomes can teach', () => {
     );
     return row;
   };
+  /** The store's verdict odds' rows (sizing/verdicts.ts), its product's keyed `product`. */
+  const verdictsOf = (shop: Shop) =>
+    db().query<{ key: string; observed: number[]; expected: number[]; outcomes: number }[]>(
+      `SELECT CASE WHEN key LIKE 'product:%' THEN 'product' ELSE key END AS key, observed, expected, outcomes
+         FROM fit_verdicts WHERE store_id = $1 AND outcomes <> 0 ORDER BY 1`,
+      [shop.storeId],
+    );
+  const expectSameVerdicts = (actual: Awaited<ReturnType<typeof verdictsOf>>, expected: Awaited<ReturnType<typeof verdictsOf>>) => {
+    expect(actual.map((r) => [r.key, r.outcomes])).toEqual(expected.map((r) => [r.key, r.outcomes]));
+    actual.forEach((row, i) =>
+      [...row.observed, ...row.expected].forEach((x, j) => {
+        const y = [...expected[i].observed, ...expected[i].expected][j];
+        expect(Math.abs(Number(x) - Number(y))).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(Number(x))));
+      }),
+    );
+  };
   const expectSameSums = (
     actual: Record<string, number | number[]> | undefined,
     expected: Record<string, number | number[]> | undefined,
@@ -272,6 +288,7 @@ describe('what outcomes can teach', () => {
         expect(answers.every((a) => a.status === 201 || a.status === 200)).toBe(true);
         await send(reference, latest);
         expectSameSums(await sumsOf(shop), await sumsOf(reference));
+        expectSameVerdicts(await verdictsOf(shop), await verdictsOf(reference));
       }),
       { numRuns: 6 },
     );
