@@ -542,6 +542,49 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await context.close();
   }, 60_000);
 
+  it('tells, once the store has outcomes, what the sizes she weighs turned out as for shoppers like her', async () => {
+    // The store's past orders of the tee: mostly kept, some returned as too small or too large.
+    const inStore = { path: { store_id: storeId } };
+    let product: { id: string } | undefined;
+    for await (const p of admin.list('/v1/stores/{store_id}/products', { params: inStore })) if (p.external_id === 'gid-1001') product = p;
+    const variants = new Map<string, string>();
+    for await (const v of admin.list('/v1/stores/{store_id}/products/{product_id}/variants', {
+      params: { path: { store_id: storeId, product_id: product!.id } },
+    }))
+      variants.set(v.size_label, v.id);
+    const outcomes = ['item_kept', 'item_kept', 'item_kept', 'item_kept', 'item_kept', 'item_kept', 'too_small', 'too_large'] as const;
+    const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+    const lines = Array.from({ length: 40 }, (_, i) => {
+      const outcome = outcomes[i % outcomes.length];
+      return {
+        order_id: `past-${i}`,
+        line_item_id: '1',
+        product_id: product!.id,
+        variant_id: variants.get(['S', 'M', 'L'][i % 3])!,
+        purchased_at: day(60 - i),
+        outcome:
+          outcome === 'item_kept'
+            ? { type: 'item_kept' as const, occurred_at: day(50 - i) }
+            : { type: 'return_requested' as const, reason: 'size' as const, fit_feedback: outcome, occurred_at: day(50 - i) },
+      };
+    });
+    await admin.POST('/v1/stores/{store_id}/order-history', { params: inStore, body: { lines } });
+
+    const context = await newContext(browser);
+    const { page } = await open(context, '/products/gid-1001');
+    await widget(page).getByRole('button', { name: 'Find my size' }).click();
+    await answer(page, { height: '180', weight: '76', chest: '98', age: '' });
+    await dialog(page).getByRole('button', { name: 'Show my size' }).click();
+    const result = dialog(page).getByRole('region', { name: 'Your size' });
+    await result.waitFor();
+    const text = await result.innerText();
+    const size = (text.match(/We suggest (XS|S|M|L|XL)\./) ?? [])[1];
+    expect(text).toMatch(new RegExp(`${size} fitted about (\\d|10) in 10 shoppers like you who chose it\\.`));
+    await axe(page, 'odds of the sizes');
+    await shot(page, '03c-answer-odds-en');
+    await context.close();
+  }, 60_000);
+
   it('bundles into at most 25 KB gzipped', () => {
     expect(gzipSync(widgetScript).length).toBeLessThanOrEqual(25 * 1024);
   });

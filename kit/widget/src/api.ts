@@ -24,11 +24,20 @@ export interface Alternative {
   readonly fit?: Readonly<Record<string, string>>;
 }
 
+export interface SizeOutcome {
+  readonly size_label: string;
+  readonly too_small: number;
+  readonly fit: number;
+  readonly too_large: number;
+}
+
 export interface Recommendation {
   readonly size_label: string;
   readonly confidence: number;
   readonly fit: Readonly<Record<string, string>>;
   readonly alternatives: readonly Alternative[];
+  /** Per size, the odds of what it turns out as should she take it; empty until the store has outcomes. */
+  readonly outcomes?: readonly SizeOutcome[];
   readonly adjustment: { readonly source: string; readonly size_steps: number; readonly chart_size_label: string } | null;
 }
 

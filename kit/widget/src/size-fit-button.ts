@@ -511,6 +511,15 @@ export class SizeFitButton extends HTMLElement {
               : format(t.amount_many, { count: Math.round(steps) });
       adjusted = format(adjustment.size_steps > 0 ? t.runs_small : t.runs_large, { amount });
     }
+    const odds = [size, runner?.size_label].flatMap((label) => {
+      const o = label === undefined ? undefined : recommendation.outcomes?.find((x) => x.size_label === label);
+      if (!o) return [];
+      const tenths = (p: number) => String(Math.round(p * 10));
+      const parts = [format(t.odds_fit, { size: o.size_label, count: tenths(o.fit) })];
+      if (o.too_small >= 0.15) parts.push(format(t.odds_small, { count: tenths(o.too_small) }));
+      if (o.too_large >= 0.15) parts.push(format(t.odds_large, { count: tenths(o.too_large) }));
+      return [h('p', { part: 'odds' }, parts.join(' '))];
+    });
     const choose = (label: string, primary: boolean) => {
       const button = h(
         'button',
@@ -538,6 +547,7 @@ export class SizeFitButton extends HTMLElement {
         reasons.childElementCount > 0 && reasons,
         between && h('p', { class: 'notice', part: 'message' }, between),
         adjusted && h('p', {}, adjusted),
+        ...odds,
         h('p', { class: 'error', id: 'choose-error', role: 'alert' }),
         h('div', { class: 'actions' }, choose(size, true), runner && choose(runner.size_label, false), change),
       ),
