@@ -156,6 +156,13 @@ export const DEFAULT_QUESTIONS = [
   { key: 'sex', required: false },
   { key: 'fit_preference', required: false },
 ];
+/** Height and weight, and optionally sex and the size she usually wears. */
+export const USUAL_SIZE_QUESTIONS = [
+  { key: 'height', required: true },
+  { key: 'weight', required: true },
+  { key: 'sex', required: false },
+  { key: 'usual_size', required: false },
+];
 /** The default questions plus the two zones the shop's chart measures, both optional. */
 export const MEASURED_QUESTIONS = [...DEFAULT_QUESTIONS, { key: 'chest', required: false }, { key: 'waist', required: false }];
 

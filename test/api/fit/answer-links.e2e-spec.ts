@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { useApp } from '../../support/app.js';
 import { eventBody, eventsApi, uniqueId } from '../../support/event-fixtures.js';
 import { sessionsApi } from '../../support/session-api.js';
-import { createQuestionnaire, type Shop, SIZES } from '../../support/session-fixtures.js';
+import { createQuestionnaire, type Shop, SIZES, USUAL_SIZE_QUESTIONS } from '../../support/session-fixtures.js';
 import { growth, LEARNING } from '../../../src/sizing/learning.js';
 
 /** What an outcome of now weighs in the stored sums. */
@@ -59,12 +59,7 @@ describe('answers that learn how a store should read its shoppers', () => {
 
   it("answers where shoppers' sizes lay once their outcomes show what their answers mean", async () => {
     const shop = await newShop();
-    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
-      { key: 'height', required: true },
-      { key: 'weight', required: true },
-      { key: 'sex', required: false },
-      { key: 'usual_size', required: false },
-    ]);
+    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, USUAL_SIZE_QUESTIONS);
     // the body alone says L, and these shoppers say they wear XL; they keep the M
     const before = (await answered(shop, quiz.id, 'XL')).recommendation;
     expect(before.adjustment?.chart_size_label).toBe('L');
@@ -88,12 +83,7 @@ describe('answers that learn how a store should read its shoppers', () => {
 
   it('counts a line once, through its latest outcome, and nothing of lines bought without a session', async () => {
     const shop = await newShop();
-    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
-      { key: 'height', required: true },
-      { key: 'weight', required: true },
-      { key: 'sex', required: false },
-      { key: 'usual_size', required: false },
-    ]);
+    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, USUAL_SIZE_QUESTIONS);
     const first = await answered(shop, quiz.id, 'M');
     const second = await answered(shop, quiz.id, 'M');
     const unassisted = { order_id: uniqueId('o'), line_item_id: uniqueId('l'), variant_id: shop.variants.M };

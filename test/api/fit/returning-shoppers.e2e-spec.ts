@@ -10,7 +10,7 @@ import { bearer, useApp } from '../../support/app.js';
 import { createStore, expectProblem } from '../../support/fixtures.js';
 import { eventBody, eventsApi, uniqueId } from '../../support/event-fixtures.js';
 import { sessionsApi } from '../../support/session-api.js';
-import { createQuestionnaire, createShop, type Shop, SIZES } from '../../support/session-fixtures.js';
+import { createQuestionnaire, createShop, type Shop, SIZES, USUAL_SIZE_QUESTIONS } from '../../support/session-fixtures.js';
 import { withUsualSize } from '../../../src/sizing/usual-size.js';
 import { canonicalJson } from '../../../src/common/http/canonical-json.js';
 
@@ -74,12 +74,7 @@ describe('returning shoppers', () => {
 
   it('reads the size she names as usual at how the product runs, her own offset counted once, on her body', async () => {
     const shop = await newShop();
-    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
-      { key: 'height', required: true },
-      { key: 'weight', required: true },
-      { key: 'sex', required: false },
-      { key: 'usual_size', required: false },
-    ]);
+    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, USUAL_SIZE_QUESTIONS);
     // she keeps a size up (XL where the chart answers L): the product learns part of it, she the rest
     await keeps(shop, 'cust-roomy', 4, 1);
     const answered = async (extra: Record<string, unknown>) => {

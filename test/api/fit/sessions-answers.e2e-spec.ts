@@ -13,6 +13,7 @@ import {
   sessionEvents,
   SIZES,
   types,
+  USUAL_SIZE_QUESTIONS,
 } from '../../support/session-fixtures.js';
 
 describe('fit sessions', () => {
@@ -329,12 +330,7 @@ describe('fit sessions', () => {
 
     it('weighs the sizes by the size she usually wears, where the chart has it, and refuses one that is not a label', async () => {
       const shop = await newShop();
-      const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
-        { key: 'height', required: true },
-        { key: 'weight', required: true },
-        { key: 'sex', required: false },
-        { key: 'usual_size', required: false },
-      ]);
+      const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, USUAL_SIZE_QUESTIONS);
       const body = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
       const answered = async (extra: Record<string, unknown>) => {
         const session = await start(shop, { questionnaire_id: quiz.id });

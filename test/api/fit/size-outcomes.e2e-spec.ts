@@ -7,7 +7,14 @@ import { describe, expect, it } from '@jest/globals';
 import { useApp } from '../../support/app.js';
 import { eventBody, eventsApi, uniqueId } from '../../support/event-fixtures.js';
 import { sessionsApi } from '../../support/session-api.js';
-import { createQuestionnaire, type Recommendation, type Shop, SIZES, type SizeLabel } from '../../support/session-fixtures.js';
+import {
+  createQuestionnaire,
+  type Recommendation,
+  type Shop,
+  SIZES,
+  type SizeLabel,
+  USUAL_SIZE_QUESTIONS,
+} from '../../support/session-fixtures.js';
 
 const BODY = { height: { value: 178, unit: 'cm' }, weight: { value: 76, unit: 'kg' }, sex: 'male' };
 type Verdict = 'too_small' | 'fit' | 'too_large';
@@ -56,12 +63,7 @@ describe('the odds of what a size turns out as', () => {
 
   it('tells nothing before the store has outcomes, then learns the odds of each size from what shoppers took', async () => {
     const shop = await newShop();
-    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, [
-      { key: 'height', required: true },
-      { key: 'weight', required: true },
-      { key: 'sex', required: false },
-      { key: 'usual_size', required: false },
-    ]);
+    const quiz = await createQuestionnaire(t, shop.storeId, shop.secret, USUAL_SIZE_QUESTIONS);
     expect((await answered(shop, quiz.id, 'M')).recommendation.outcomes).toEqual([]);
 
     const draw = random(36);
