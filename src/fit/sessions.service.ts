@@ -224,7 +224,7 @@ export class SessionsService {
     const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
     if (levels.store.count === 0) return { shift: null, links: {}, odds: null };
     const links = await this.evidence.links(manager, session.storeId, now, levels.store.count);
-    const odds = await this.evidence.verdictOdds(manager, session.storeId, session.productId, now);
+    const odds = await this.evidence.verdictOdds(manager, session.storeId, session.productId, productTypeId, now);
     const product = learnedOffset(levels, now);
     // a returning shopper's own offset, beyond her products', shrunk towards none like a product's towards its type
     const history = shopperDigest && (await this.evidence.shopper(manager, session.storeId, shopperDigest));

@@ -190,7 +190,7 @@ class VerdictRecord {
   @PrimaryColumn({ type: 'uuid', name: 'store_id' })
   storeId: string;
 
-  /** `store`, `product:<id>`, `place:<from the answer's mean>:<from her usual size>` or `usual:<from her usual size>`. */
+  /** `store`, `product:<id>`, `type:<id>`, `place:<from the answer's mean>:<from her usual size>` or `usual:<from her usual size>`. */
   @PrimaryColumn({ type: 'text' })
   key: string;
 

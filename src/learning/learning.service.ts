@@ -16,11 +16,12 @@ import type { Store } from '../stores/store.entity.js';
 import {
   addVerdictSums,
   itemRates,
+  levelsOf,
   NO_VERDICTS,
   placeKeys,
   productKey,
-  STORE_KEY,
   type Triple,
+  typeKey,
   verdictOf,
   type VerdictSums,
   verdictSumsOf,
@@ -126,9 +127,9 @@ class SumsDelta {
     this.links.set(kind, addLinkSums(this.links.get(kind) ?? noLinkSums(kind), sums, sign));
   }
 
-  addVerdict(productId: string, { verdict, at, places, expected }: LessonVerdict, sign: 1 | -1): void {
+  addVerdict(product: { id: string; typeId: string | null }, { verdict, at, places, expected }: LessonVerdict, sign: 1 | -1): void {
     const placed = places !== null && expected !== null ? { keys: places, expected } : null;
-    for (const { key, sums } of verdictSumsOf(productId, verdict, new Date(at), placed)) {
+    for (const { key, sums } of verdictSumsOf(product, verdict, new Date(at), placed)) {
       this.verdicts.set(key, addVerdictSums(this.verdicts.get(key) ?? NO_VERDICTS, sums, sign));
     }
   }
@@ -137,8 +138,8 @@ class SumsDelta {
   replace(before: LineLesson | undefined, lesson: LineLesson): void {
     if (before?.counted && before.answerLink) this.addLink(before.answerLink, -1);
     if (lesson.answerLink) this.addLink(lesson.answerLink, 1);
-    if (before?.counted && before.verdict) this.addVerdict(before.productId, before.verdict, -1);
-    if (lesson.verdict) this.addVerdict(lesson.productId, lesson.verdict, 1);
+    if (before?.counted && before.verdict) this.addVerdict({ id: before.productId, typeId: before.productTypeId }, before.verdict, -1);
+    if (lesson.verdict) this.addVerdict({ id: lesson.productId, typeId: lesson.productTypeId }, lesson.verdict, 1);
     const typeNow = lesson.productTypeId as string;
     if (before?.counted && before.evidence) {
       this.add({ id: before.productId, typeNow, countedType: before.productTypeId as string }, negatedSums(sumsOf(before.evidence)));
@@ -204,9 +205,9 @@ export class LearningService {
    * The odds of each verdict for a size of the product a shopper takes (sizing/verdicts.ts), as the store's outcomes
    * have taught them at `now`: the item's rates, and the store's places.
    */
-  async verdictOdds(manager: EntityManager, storeId: string, productId: string, now: Date) {
-    const sums = await this.verdicts.read(manager, storeId, [productId]);
-    return { item: itemRates(sums.get(productKey(productId)), sums.get(STORE_KEY), now), places: sums };
+  async verdictOdds(manager: EntityManager, storeId: string, productId: string, productTypeId: string, now: Date) {
+    const sums = await this.verdicts.read(manager, storeId, [productKey(productId), typeKey(productTypeId)]);
+    return { item: itemRates(levelsOf(sums, productId, productTypeId), now), places: sums };
   }
 
   /**
@@ -404,9 +405,12 @@ export class LearningService {
     for (const row of outcomes.values()) if (row.shopper_digest) shopperProducts.set(row.product_id, row.product_type_id);
     for (const outcome of imported) if (outcome.shopperDigest) shopperProducts.set(outcome.productId, outcome.productTypeId);
     const offsets = shopperProducts.size ? await this.evidence.productOffsets(manager, store.id, shopperProducts, now) : new Map();
-    const answered = [...new Set([...outcomes.values()].filter((row) => row.features !== null).map((row) => row.product_id))];
-    const sums = answered.length ? await this.verdicts.read(manager, store.id, answered) : new Map<string, VerdictSums>();
-    const rates = new Map(answered.map((id) => [id, itemRates(sums.get(productKey(id)), sums.get(STORE_KEY), now)]));
+    const answered = new Map(
+      [...outcomes.values()].filter((row) => row.features !== null).map((row) => [row.product_id, row.product_type_id]),
+    );
+    const keys = [...answered].flatMap(([id, type]) => [productKey(id), typeKey(type)]);
+    const sums = answered.size ? await this.verdicts.read(manager, store.id, keys) : new Map<string, VerdictSums>();
+    const rates = new Map([...answered].map(([id, type]) => [id, itemRates(levelsOf(sums, id, type), now)]));
     return { previous, outcomes, decisions, offsets, rates };
   }
 }

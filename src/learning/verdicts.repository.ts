@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { prepared, run } from '../database/statements.js';
-import { productKey, STORE_KEY, type Triple, type VerdictSums } from '../sizing/verdicts.js';
+import { STORE_KEY, type Triple, type VerdictSums } from '../sizing/verdicts.js';
 import type { Store } from '../stores/store.entity.js';
 
 interface VerdictRow {
@@ -11,7 +11,7 @@ interface VerdictRow {
   readonly outcomes: number;
 }
 
-/** The store's row, its places' rows (`place:` and `usual:`) and the named products' rows. */
+/** The store's row, its places' rows (`place:` and `usual:`) and the rows of the keys named (products', types'). */
 const READ = prepared<VerdictRow>(
   'verdicts_read',
   `SELECT key, observed, expected, outcomes FROM fit_verdicts
@@ -47,9 +47,9 @@ const triple = (values: readonly (number | string)[]): Triple => [Number(values[
  */
 @Injectable()
 export class VerdictsRepository {
-  /** The store's row, every place's, and the rows of `productIds`, by key. */
-  async read(manager: EntityManager, storeId: string, productIds: readonly string[]): Promise<Map<string, VerdictSums>> {
-    const rows = await run(manager, READ, [storeId, productIds.map(productKey)]);
+  /** The store's row, every place's, and the rows of `keys` (products', types'), by key. */
+  async read(manager: EntityManager, storeId: string, keys: readonly string[]): Promise<Map<string, VerdictSums>> {
+    const rows = await run(manager, READ, [storeId, keys]);
     return new Map(rows.map((row) => [row.key, { observed: triple(row.observed), expected: triple(row.expected), count: row.outcomes }]));
   }
 

@@ -4,12 +4,14 @@ import { growth, LEARNING } from './learning.js';
 import {
   addVerdictSums,
   itemRates,
+  levelsOf,
   NO_VERDICTS,
   placeKeys,
   productKey,
   sizeVerdicts,
   STORE_KEY,
   type Triple,
+  typeKey,
   verdictOf,
   type VerdictSums,
   verdictSumsOf,
@@ -22,7 +24,7 @@ const FEATURES: AnswerFeatures = { mean: 1.2, variance: 0.5, body: true, usual: 
 function summed(outcomes: Array<{ verdict: 'too_small' | 'fit' | 'too_large'; place?: { keys: string[]; expected: Triple } }>) {
   const rows = new Map<string, VerdictSums>();
   for (const { verdict, place } of outcomes) {
-    for (const { key, sums } of verdictSumsOf('p1', verdict, NOW, place ?? null)) {
+    for (const { key, sums } of verdictSumsOf({ id: 'p1', typeId: 't1' }, verdict, NOW, place ?? null)) {
       rows.set(key, addVerdictSums(rows.get(key) ?? NO_VERDICTS, sums));
     }
   }
@@ -43,14 +45,17 @@ describe('verdict odds', () => {
   });
 
   it("gives an item with no outcomes its store's shares, and one with many its own", () => {
-    const none = itemRates(undefined, undefined, NOW);
+    const none = itemRates({}, NOW);
     expect(none.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
     expect(none[1]).toBeGreaterThan(0.7);
 
     const rows = summed([...times(300, { verdict: 'too_small' as const }), ...times(100, { verdict: 'fit' as const })]);
-    const rates = itemRates(rows.get(productKey('p1')), rows.get(STORE_KEY), NOW);
+    const rates = itemRates(levelsOf(rows, 'p1', 't1'), NOW);
     expect(rates[0]).toBeGreaterThan(0.73);
     expect(rates[0]).toBeLessThan(0.75);
+    // a new product of that type starts from the type's rates, one of another type from the store's
+    expect(itemRates(levelsOf(rows, 'p2', 't1'), NOW)[0]).toBeGreaterThan(0.7);
+    expect(itemRates(levelsOf(rows, 'p3', 't2'), NOW)).toEqual(itemRates({ store: rows.get(STORE_KEY) }, NOW));
   });
 
   it('moves a size by what its place turned out as, beyond the item rates, and backs off to her usual size alone', () => {
@@ -79,12 +84,12 @@ describe('verdict odds', () => {
 
   it('takes back exactly what an outcome added', () => {
     const place = { keys: ['place:1:1', 'usual:1'], expected: [0.2, 0.7, 0.1] as Triple };
-    const added = verdictSumsOf('p1', 'too_large', new Date('2025-03-01T00:00:00Z'), place);
+    const added = verdictSumsOf({ id: 'p1', typeId: 't1' }, 'too_large', new Date('2025-03-01T00:00:00Z'), place);
     for (const { sums } of added) {
       const back = addVerdictSums(addVerdictSums(NO_VERDICTS, sums), sums, -1);
       expect(back).toEqual({ observed: [0, 0, 0], expected: [0, 0, 0], count: 0 });
     }
-    expect(added.map((r) => r.key)).toEqual([STORE_KEY, productKey('p1'), 'place:1:1', 'usual:1']);
+    expect(added.map((r) => r.key)).toEqual([STORE_KEY, productKey('p1'), typeKey('t1'), 'place:1:1', 'usual:1']);
     // stored grown by the outcome's date, as every sum of learning
     expect(added[0].sums.observed[2]).toBeCloseTo(growth(new Date('2025-03-01T00:00:00Z'), LEARNING.tauDays), 12);
   });

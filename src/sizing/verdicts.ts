@@ -8,9 +8,9 @@ import { growth, LEARNING, type Evidence } from './learning.js';
  * chose fitted them on RentTheRunway, where a distribution over her best size puts 13% on the size she took).
  *
  * So the odds of each verdict are learned from what happened to the sizes shoppers took, per store and online:
- * - the product's own verdicts (kept, returned or exchanged as too small or too large), shrunk towards the store's
- *   shares by `ITEM_STRENGTH` outcomes, the store's towards `PRIOR` by `STORE_STRENGTH`: the rates a merchant would
- *   count for the item;
+ * - the product's own verdicts (kept, returned or exchanged as too small or too large), shrunk towards its type's
+ *   shares by `ITEM_STRENGTH` outcomes, the type's towards the store's by `TYPE_STRENGTH`, the store's towards `PRIOR`
+ *   by `STORE_STRENGTH`: the rates a merchant would count for the item, a new item starting from its kind's;
  * - times, for the place of that size against her answer (its distance, in sizes, from the answer's mean and from
  *   the size she says she usually wears), the ratio of the verdicts seen at that place to those the item's rates
  *   expected there when they were seen, shrunk by `PLACE_STRENGTH` outcomes' worth towards the ratio of its distance
@@ -31,6 +31,7 @@ export type Triple = readonly [number, number, number];
 /** The store's shares before it has outcomes: RentTheRunway's training rentals (13% too small, 74% fit, 13% too large). */
 const PRIOR: Triple = [0.13, 0.74, 0.13];
 const STORE_STRENGTH = 20;
+const TYPE_STRENGTH = 20;
 const ITEM_STRENGTH = 5;
 const PLACE_STRENGTH = 20;
 /** Places further than this many sizes from the answer's mean, or from her usual size, count as this far. */
@@ -49,6 +50,7 @@ export const NO_VERDICTS: VerdictSums = { observed: [0, 0, 0], expected: [0, 0, 
 /** The key of the store's own row, of a product's, and of a place against the answer. */
 export const STORE_KEY = 'store';
 export const productKey = (productId: string): string => `product:${productId}`;
+export const typeKey = (productTypeId: string): string => `type:${productTypeId}`;
 
 /**
  * The places of chart position `position` against an answer that read `features` of her: against the answer's mean
@@ -69,11 +71,11 @@ export function verdictOf(evidence: Evidence): Verdict | null {
 }
 
 /**
- * What one outcome adds, by key: to its product and store, and, when `place` is given (with the item's rates then), to
- * its place and its place against her usual size alone.
+ * What one outcome adds, by key: to its store, its product and its product's type (when it has one), and, when `place`
+ * is given (with the item's rates then), to its place and its place against her usual size alone.
  */
 export function verdictSumsOf(
-  productId: string,
+  product: { readonly id: string; readonly typeId: string | null },
   verdict: Verdict,
   at: Date,
   place: { keys: readonly string[]; expected: Triple } | null,
@@ -83,8 +85,9 @@ export function verdictSumsOf(
   const seen = { observed, expected: [0, 0, 0] as Triple, count: 1 };
   const rows = [
     { key: STORE_KEY, sums: seen },
-    { key: productKey(productId), sums: seen },
+    { key: productKey(product.id), sums: seen },
   ];
+  if (product.typeId !== null) rows.push({ key: typeKey(product.typeId), sums: seen });
   const expected = place?.expected.map((e) => w * e) as unknown as Triple;
   for (const key of place?.keys ?? []) rows.push({ key, sums: { observed, expected, count: 1 } });
   return rows;
@@ -98,11 +101,24 @@ export function addVerdictSums(a: VerdictSums, b: VerdictSums, sign: 1 | -1 = 1)
   };
 }
 
-/** The item's verdict rates at `now`: its own verdicts shrunk towards the store's shares, those towards PRIOR. */
-export function itemRates(product: VerdictSums | undefined, store: VerdictSums | undefined, now: Date): Triple {
+/** The item's verdict rates at `now`: its own verdicts shrunk towards its type's shares, those towards the store's. */
+export function itemRates(
+  levels: { readonly product?: VerdictSums; readonly type?: VerdictSums; readonly store?: VerdictSums },
+  now: Date,
+): Triple {
   const decay = 1 / growth(now, LEARNING.tauDays);
-  const storeShares = shrunk(store?.observed ?? [0, 0, 0], decay, PRIOR, STORE_STRENGTH);
-  return shrunk(product?.observed ?? [0, 0, 0], decay, storeShares, ITEM_STRENGTH);
+  const storeShares = shrunk(levels.store?.observed ?? [0, 0, 0], decay, PRIOR, STORE_STRENGTH);
+  const typeShares = shrunk(levels.type?.observed ?? [0, 0, 0], decay, storeShares, TYPE_STRENGTH);
+  return shrunk(levels.product?.observed ?? [0, 0, 0], decay, typeShares, ITEM_STRENGTH);
+}
+
+/** The levels of a product's rates among a store's rows read by key. */
+export function levelsOf(rows: ReadonlyMap<string, VerdictSums>, productId: string, productTypeId: string | null) {
+  return {
+    product: rows.get(productKey(productId)),
+    type: productTypeId === null ? undefined : rows.get(typeKey(productTypeId)),
+    store: rows.get(STORE_KEY),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The odds of each verdict for a size a shopper takes, learned from outcomes (src/sizing/verdicts.ts):
- * - `fit_verdicts`: per store and key (`store`, `product:<id>`, `place:<from the answer's mean>:<from her usual size>`,
+ * - `fit_verdicts`: per store and key (`store`, `product:<id>`, `type:<id>`, `place:<from the answer's mean>:<from her usual size>`,
  *   `usual:<from her usual size>`),
  *   the decaying sums of the verdicts seen (too small, fit, too large) and, for a place, of what the item's rates
  *   expected there, added to in the transaction that records an outcome.

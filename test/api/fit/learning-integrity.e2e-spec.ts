@@ -51,10 +51,11 @@ describe('what outcomes can teach', () => {
     );
     return row;
   };
-  /** The store's verdict odds' rows (sizing/verdicts.ts), its product's keyed `product`. */
+  /** The store's verdict odds' rows (sizing/verdicts.ts), its product's keyed `product` and its type's `type`. */
   const verdictsOf = (shop: Shop) =>
     db().query<{ key: string; observed: number[]; expected: number[]; outcomes: number }[]>(
-      `SELECT CASE WHEN key LIKE 'product:%' THEN 'product' ELSE key END AS key, observed, expected, outcomes
+      `SELECT CASE WHEN key LIKE 'product:%' THEN 'product' WHEN key LIKE 'type:%' THEN 'type' ELSE key END AS key,
+              observed, expected, outcomes
          FROM fit_verdicts WHERE store_id = $1 AND outcomes <> 0 ORDER BY 1`,
       [shop.storeId],
     );
