@@ -224,7 +224,11 @@ export class SessionsService {
     const levels = await this.evidence.levels(manager, session.storeId, session.productId, productTypeId);
     if (levels.store.count === 0) return { shift: null, links: {}, odds: null };
     const links = await this.evidence.links(manager, session.storeId, now, levels.store.count);
-    const odds = await this.evidence.verdictOdds(manager, session.storeId, session.productId, productTypeId, now);
+    // the store's verdicts are among its outcomes: fewer outcomes than the odds need, and they are not read
+    const odds =
+      levels.store.count < OUTCOMES_AFTER
+        ? null
+        : await this.evidence.verdictOdds(manager, session.storeId, session.productId, productTypeId, now);
     const product = learnedOffset(levels, now);
     // a returning shopper's own offset, beyond her products', shrunk towards none like a product's towards its type
     const history = shopperDigest && (await this.evidence.shopper(manager, session.storeId, shopperDigest));
