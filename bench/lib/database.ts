@@ -39,7 +39,17 @@ export async function deleteBenchRows(db: pg.Client): Promise<number> {
   if (!rows.length) return 0;
   const merchants = rows.map((r) => r.id as string);
   const stores = `(SELECT id FROM stores WHERE merchant_id = ANY($1::uuid[]))`;
-  const written = ['line_lessons', 'session_lines', 'order_lines', 'events', 'fit_evidence', 'fit_evidence_types', 'shopper_evidence'];
+  const written = [
+    'line_lessons',
+    'session_lines',
+    'order_lines',
+    'events',
+    'fit_evidence',
+    'fit_evidence_types',
+    'shopper_evidence',
+    'fit_answer_links',
+    'fit_verdicts',
+  ];
   const events = await inTransaction(db, async () => {
     let deleted = 0;
     for (const table of written) {
