@@ -17,7 +17,12 @@ import { type ApproveOptions, type CallbackParams, callbackQuery, type StandinPl
 export const PUBLIC_URL = 'http://127.0.0.1:9';
 export const CALLBACK = '/console/platform/callback';
 export const SCOPES = ['read_products', 'read_orders'];
-export const TIMEOUT_MS = 500;
+/**
+ * The console's timeout for the stand-in platform: short enough that a hanging platform is tested in seconds, long
+ * enough that a healthy exchange on a busy machine (the stand-in, the service and the tests in one process) is not
+ * mistaken for one.
+ */
+export const TIMEOUT_MS = 1500;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Nothing secret in any answer: the requests of the tests go through `seen`, which checks the body, the Location and
