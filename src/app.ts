@@ -44,12 +44,32 @@ class StartUpQuietLogger implements LoggerService {
 /** The pino logger of each application `createApp` built, for `logsWritten`. */
 const serviceLoggers = new WeakMap<NestExpressApplication, PinoInstance>();
 
-/** Log lines are written asynchronously: resolves once those logged so far are out (before an exit). */
+interface LogStream {
+  destroyed: boolean;
+  end(): void;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** The longest `logsWritten` waits for a log that cannot be written (a pipe no one reads). */
+const LOGS_WRITTEN_WITHIN_MS = 2_000;
+
+/**
+ * Log lines are written asynchronously: ends the log and resolves once the lines logged so far are out, before the
+ * process ends by a signal (which skips pino's own flush on 'exit'). `flush(callback)` would not do: it answers at
+ * once, while the last line may still be on its way to a busy pipe. Standard output itself stays open.
+ */
 export function logsWritten(app: NestExpressApplication): Promise<void> {
+  const logger = serviceLoggers.get(app);
+  // pino's own stream (sonic-boom): end() writes out what is pending, then emits 'close'
+  const stream = logger ? (logger as unknown as Record<symbol, LogStream>)[symbols.streamSym] : undefined;
+  if (typeof stream?.end !== 'function' || stream.destroyed) return Promise.resolve();
   return new Promise((done) => {
-    const logger = serviceLoggers.get(app);
-    if (logger) logger.flush(() => done());
-    else done();
+    const timer = setTimeout(done, LOGS_WRITTEN_WITHIN_MS);
+    stream.once('close', () => {
+      clearTimeout(timer);
+      done();
+    });
+    stream.end();
   });
 }
 
