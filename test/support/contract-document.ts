@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -7,8 +7,11 @@ import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key
 import { loadConfig } from '../../src/config/app.config.js';
 import { embeddedTemplate } from './embedded-template.js';
 
-/** Where this run keeps the document (the suite runs in one process: later test files reuse it). */
-const FILE = join(tmpdir(), `size-fit-openapi-${process.pid}.json`);
+/**
+ * Where this run keeps the document, for its later test files, in every worker: named after Jest's own process (the
+ * workers' parent, or this process when the files run in it).
+ */
+const FILE = join(tmpdir(), `size-fit-openapi-${process.env.JEST_WORKER_ID ? process.ppid : process.pid}.json`);
 
 /** The OpenAPI document as the service serves it at `/openapi.json`, from an app on a throw-away embedded database. */
 export async function servedDocument(): Promise<unknown> {
@@ -17,7 +20,10 @@ export async function servedDocument(): Promise<unknown> {
   const app = await createApp(config, { template: await embeddedTemplate() });
   try {
     const response = await request(app.getHttpServer()).get('/openapi.json');
-    writeFileSync(FILE, response.text);
+    // written whole or not at all: another worker may read it meanwhile
+    const partial = `${FILE}.${process.pid}.tmp`;
+    writeFileSync(partial, response.text);
+    renameSync(partial, FILE);
     return JSON.parse(response.text);
   } finally {
     await app.close();
