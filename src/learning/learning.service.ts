@@ -408,7 +408,7 @@ export class LearningService {
     const answered = new Map(
       [...outcomes.values()].filter((row) => row.features !== null).map((row) => [row.product_id, row.product_type_id]),
     );
-    const keys = [...answered].flatMap(([id, type]) => [productKey(id), typeKey(type)]);
+    const keys = [...new Set([...answered].flatMap(([id, type]) => [productKey(id), typeKey(type)]))];
     const sums = answered.size ? await this.verdicts.read(manager, store.id, keys) : new Map<string, VerdictSums>();
     const rates = new Map([...answered].map(([id, type]) => [id, itemRates(levelsOf(sums, id, type), now)]));
     return { previous, outcomes, decisions, offsets, rates };

@@ -8,10 +8,10 @@ import { loadConfig } from '../../src/config/app.config.js';
 import { embeddedTemplate } from './embedded-template.js';
 
 /**
- * Where this run keeps the document, for its later test files, in every worker: named after Jest's own process (the
- * workers' parent, or this process when the files run in it).
+ * Where this run keeps the document, for its later test files, in every worker: named after the process that started
+ * the workers (Jest's own; the one that started Jest when the files run in it), which lives as long as the run.
  */
-const FILE = join(tmpdir(), `size-fit-openapi-${process.env.JEST_WORKER_ID ? process.ppid : process.pid}.json`);
+const FILE = join(tmpdir(), `size-fit-openapi-${process.ppid}.json`);
 
 /** The OpenAPI document as the service serves it at `/openapi.json`, from an app on a throw-away embedded database. */
 export async function servedDocument(): Promise<unknown> {
