@@ -20,6 +20,7 @@ import { ReadModels1765000000000 } from './src/database/migrations/1765000000000
 import { OrderHistory1765100000000 } from './src/database/migrations/1765100000000-order-history.js';
 import { AnswerLinks1765200000000 } from './src/database/migrations/1765200000000-answer-links.js';
 import { VerdictOdds1765300000000 } from './src/database/migrations/1765300000000-verdict-odds.js';
+import { Experiments1765400000000 } from './src/database/migrations/1765400000000-experiments.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -42,6 +43,7 @@ export const migrations = [
   OrderHistory1765100000000,
   AnswerLinks1765200000000,
   VerdictOdds1765300000000,
+  Experiments1765400000000,
 ];
 
 /** A database that does not answer a new connection within this long is treated as down: 503 within a second. */

@@ -18,6 +18,7 @@ import { Transactions } from './database/transactions.js';
 import { FitModule } from './fit/fit.module.js';
 import { EventsModule } from './events/events.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { ExperimentsModule } from './experiments/experiments.module.js';
 import { HealthModule } from './health/health.module.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { ConsoleAccountsModule } from './console-accounts/console-accounts.module.js';
@@ -52,6 +53,7 @@ export class AppModule implements NestModule {
         FitModule,
         EventsModule,
         MetricsModule,
+        ExperimentsModule,
         ConsoleModule,
         HealthModule,
         ProblemsModule,

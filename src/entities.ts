@@ -3,6 +3,7 @@ import { CATALOG_ENTITIES } from './catalog/catalog.entities.js';
 import { CONSOLE_ACCOUNTS_ENTITIES } from './console-accounts/console-account.entity.js';
 import { CONSOLE_ENTITIES } from './console/platform.entities.js';
 import { EVENTS_ENTITIES } from './events/events.entities.js';
+import { EXPERIMENTS_ENTITIES } from './experiments/experiment.entity.js';
 import { FIT_ENTITIES } from './fit/fit.entities.js';
 import { IDEMPOTENCY_ENTITIES } from './idempotency/idempotency-key.entity.js';
 import { LEARNING_ENTITIES } from './learning/learning.entities.js';
@@ -26,5 +27,6 @@ export const ENTITIES = [
   ...FIT_ENTITIES,
   ...EVENTS_ENTITIES,
   ...LEARNING_ENTITIES,
+  ...EXPERIMENTS_ENTITIES,
   ...CONSOLE_ENTITIES,
 ];

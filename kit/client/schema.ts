@@ -736,6 +736,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stores/{store_id}/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List experiments
+         * @description **Credential:** merchant key: analytics or admin; key of that store or unrestricted.
+         */
+        get: operations["ExperimentsController_list"];
+        put?: never;
+        /**
+         * Create an experiment
+         * @description A draft: its arms, the products taking part, the metrics, and the plan of units it needs. Start it to assign shoppers.
+         *
+         *     **Credential:** merchant key: admin; key of that store or unrestricted.
+         */
+        post: operations["ExperimentsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an experiment
+         * @description **Credential:** merchant key: analytics or admin; key of that store or unrestricted.
+         */
+        get: operations["ExperimentsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft experiment
+         * @description An experiment that has run is stopped, not deleted.
+         *
+         *     **Credential:** merchant key: admin; key of that store or unrestricted.
+         */
+        delete: operations["ExperimentsController_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/experiments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an experiment
+         * @description From then on shoppers shown its products get an arm. Its arms and shares never change again.
+         *
+         *     **Credential:** merchant key: admin; key of that store or unrestricted.
+         */
+        post: operations["ExperimentsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/experiments/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop an experiment
+         * @description Shoppers get size help as usual again; the results stay.
+         *
+         *     **Credential:** merchant key: admin; key of that store or unrestricted.
+         */
+        post: operations["ExperimentsController_stop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/experiments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an experiment’s results
+         * @description Per arm, by intention to treat: exposed units, conversion, and per purchased line the size return, size exchange and kept rates; each arm against the control with an always-valid 95% interval (safe to read every day), the fixed-horizon interval once the planned units are reached, and a sample-ratio check (docs/experiments.md).
+         *
+         *     **Credential:** merchant key: analytics or admin; key of that store or unrestricted.
+         */
+        get: operations["ExperimentsController_readResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stores/{store_id}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a shopper’s arm for a product page
+         * @description Call it when a product page is shown: it answers what size help to show, and records the shopper’s exposure to a running experiment covering the product (once; the same arm every time). Outside any experiment: `size_help`.
+         *
+         *     **Credential:** merchant key: fit or admin; key of that store or unrestricted.
+         */
+        post: operations["ExperimentsController_assign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stores/{store_id}/order-history": {
         parameters: {
             query?: never;
@@ -2370,6 +2510,11 @@ export interface components {
              * @example 2026-11-21T09:18:03.250Z
              */
             occurred_at: string;
+            /**
+             * @description On `purchase` only: your pseudonymous id for the shopper, as sessions take it (`shopper_ref`), so that an experiment counts the purchases of shoppers who never opened size help. Stored only as a keyed hash, never returned.
+             * @example cust_8f3a2c
+             */
+            shopper_ref?: string | null;
         };
         EventResponse: {
             /**
@@ -2720,6 +2865,410 @@ export interface components {
              */
             caveats: string[];
         };
+        IntervalResponse: {
+            /** @example 0.012 */
+            low: number;
+            /** @example 0.07 */
+            high: number;
+        };
+        LiftResponse: {
+            /**
+             * @description Treatment minus control (absolute, as a rate), or that over the control (relative).
+             * @example 0.041
+             */
+            estimate: number;
+            /** @description 95% always-valid interval: it stays valid however often the results are read. */
+            always_valid: components["schemas"]["IntervalResponse"];
+            /**
+             * @description The always-valid p-value at this reading.
+             * @example 0.004
+             */
+            always_valid_p: number;
+            /** @description 95% fixed-horizon interval, shown once the planned units are reached (valid when read once, there). */
+            fixed_horizon: components["schemas"]["IntervalResponse"] | (never | null);
+            /** @example 0.0003 */
+            fixed_horizon_p: number | null;
+            /**
+             * @description The always-valid interval excludes no difference.
+             * @example true
+             */
+            significant: boolean;
+        };
+        CreateExperimentRequest: {
+            /** @example Does size help cut size returns? */
+            name: string;
+            /** @example Shoppers shown size help return fewer items for size. */
+            hypothesis?: string;
+            /**
+             * @description 2–4 arms with unique names and shares summing to 1. `size_help`: the service as it is; `no_size_help`: a holdout, the size help entry point is not shown; `chart_only`: the stated chart’s answer, without learned fit or the shopper’s history.
+             * @example [
+             *       {
+             *         "name": "size help",
+             *         "share": 0.5,
+             *         "treatment": "size_help"
+             *       },
+             *       {
+             *         "name": "holdout",
+             *         "share": 0.5,
+             *         "treatment": "no_size_help"
+             *       }
+             *     ]
+             */
+            arms: {
+                /** @example holdout */
+                name: string;
+                /**
+                 * @description Above 0 and below 1.
+                 * @example 0.5
+                 */
+                share: number;
+                /**
+                 * @example no_size_help
+                 * @enum {string}
+                 */
+                treatment: "size_help" | "no_size_help" | "chart_only";
+            }[];
+            /**
+             * @description The arm the others are compared with; left out: the first.
+             * @example size help
+             */
+            control_arm?: string;
+            /**
+             * @description The products taking part. Leave out both lists for all of the store’s products; send one, not both.
+             * @example [
+             *       "0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48"
+             *     ]
+             */
+            product_ids?: string[];
+            /**
+             * @description The product types whose products take part (products added to them later included).
+             * @example [
+             *       "0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21"
+             *     ]
+             */
+            product_type_ids?: string[];
+            /**
+             * @description The metric the experiment is planned and judged on.
+             * @example size_return_rate
+             * @enum {string}
+             */
+            primary_metric: "conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate";
+            /**
+             * @description Metrics watched for harm beside the primary one; left out: none.
+             * @example [
+             *       "conversion"
+             *     ]
+             */
+            guardrails?: ("conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate")[];
+            /**
+             * @description The smallest absolute difference in the primary metric worth detecting, as a rate (0.03: 3 points).
+             * @example 0.03
+             */
+            minimum_effect: number;
+            /**
+             * @description The primary metric’s expected rate without the change, for the plan. Left out: a typical rate for the metric.
+             * @example 0.12
+             */
+            baseline_rate?: number;
+        };
+        ArmResponse: {
+            /** @example holdout */
+            name: string;
+            /** @example 0.5 */
+            share: number;
+            /**
+             * @example no_size_help
+             * @enum {string}
+             */
+            treatment: "size_help" | "no_size_help" | "chart_only";
+        };
+        ArmPlan: {
+            /** @example holdout */
+            arm: string;
+            /**
+             * @description Units the arm needs.
+             * @example 1862
+             */
+            units: number;
+        };
+        ExperimentPlan: {
+            /**
+             * @description Exposed units needed for 80% power at `minimum_effect` (α = 0.05, two-sided).
+             * @example 3724
+             */
+            units_needed: number;
+            arms: components["schemas"]["ArmPlan"][];
+            /**
+             * @description The baseline rate the plan assumes.
+             * @example 0.12
+             */
+            baseline_rate: number;
+            /**
+             * @description Units a day at the store’s recent pace (experiments’ exposures, else shoppers of fit sessions, last 28 days).
+             * @example 140
+             */
+            daily_units: number | null;
+            /**
+             * @description Days to reach `units_needed` at that pace.
+             * @example 27
+             */
+            expected_days: number | null;
+        };
+        ExperimentResponse: {
+            /**
+             * Format: uuid
+             * @example 0199a3bc-1d2e-7a4f-9b6c-3e5d7f9a1b2c
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0199a3b6-7d28-7a93-b1e4-8c6f0a2d4e19
+             */
+            store_id: string;
+            /** @example Does size help cut size returns? */
+            name: string;
+            /** @example Shoppers shown size help return fewer items for size. */
+            hypothesis: string | null;
+            /**
+             * @example running
+             * @enum {string}
+             */
+            state: "draft" | "running" | "stopped";
+            arms: components["schemas"]["ArmResponse"][];
+            /** @example size help */
+            control_arm: string;
+            /** @example null */
+            product_ids: string[] | null;
+            /** @example null */
+            product_type_ids: string[] | null;
+            /**
+             * @example size_return_rate
+             * @enum {string}
+             */
+            primary_metric: "conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate";
+            /**
+             * @example [
+             *       "conversion"
+             *     ]
+             */
+            guardrails: ("conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate")[];
+            /** @example 0.03 */
+            minimum_effect: number;
+            plan: components["schemas"]["ExperimentPlan"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:14:07.512Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:16:42.031Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            stopped_at: string | null;
+        };
+        SampleRatioResult: {
+            /**
+             * @example [
+             *       0.5,
+             *       0.5
+             *     ]
+             */
+            expected_shares: number[];
+            /**
+             * @example [
+             *       5031,
+             *       5012
+             *     ]
+             */
+            units: number[];
+            /** @example 0.85 */
+            p_value: number;
+            /**
+             * @description p < 0.001: the split is not the planned one; no verdict until it is explained.
+             * @example false
+             */
+            mismatch: boolean;
+        };
+        ReturnWindow: {
+            /**
+             * @description Days after a purchase in which its return or exchange is still expected.
+             * @example 30
+             */
+            days: number;
+            /**
+             * @description Purchased lines younger than that without an outcome yet: their rates may still move.
+             * @example 120
+             */
+            open_lines: number;
+            /** @example 0.35 */
+            open_share: number;
+        };
+        MetricValue: {
+            /**
+             * @example size_return_rate
+             * @enum {string}
+             */
+            metric: "conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate";
+            /**
+             * @description Null without purchases (rates per line) or units.
+             * @example 0.118
+             */
+            rate: number | null;
+            /**
+             * @description Clustered by shopper (the delta method).
+             * @example 0.009
+             */
+            standard_error: number | null;
+            /**
+             * @description The rate adjusted for shoppers’ purchases before the experiment (CUPED).
+             * @example 0.117
+             */
+            adjusted_rate: number | null;
+        };
+        ArmResult: {
+            /** @example holdout */
+            name: string;
+            /**
+             * @example no_size_help
+             * @enum {string}
+             */
+            treatment: "size_help" | "no_size_help" | "chart_only";
+            /** @example false */
+            control: boolean;
+            /** @example 0.5 */
+            share: number;
+            /**
+             * @description Shoppers exposed (intention to treat: each counts, used size help or not).
+             * @example 5012
+             */
+            units: number;
+            /**
+             * @description Exposed shoppers who bought a product of the experiment after exposure.
+             * @example 301
+             */
+            purchasing_units: number;
+            /** @example 344 */
+            purchased_lines: number;
+            metrics: components["schemas"]["MetricValue"][];
+        };
+        ComparisonResult: {
+            /**
+             * @description The arm compared with the control.
+             * @example holdout
+             */
+            arm: string;
+            /**
+             * @example size_return_rate
+             * @enum {string}
+             */
+            metric: "conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate";
+            /**
+             * @example primary
+             * @enum {string}
+             */
+            role: "primary" | "guardrail";
+            /** @example 0.118 */
+            control_rate: number | null;
+            /** @example 0.159 */
+            rate: number | null;
+            /** @description Null until both arms have what the metric counts. */
+            absolute: components["schemas"]["LiftResponse"] | (never | null);
+            /** @description The relative lift: the absolute one over the control’s rate. */
+            relative: components["schemas"]["LiftResponse"] | (never | null);
+            /** @description The absolute lift with CUPED. */
+            adjusted_absolute: components["schemas"]["LiftResponse"] | (never | null);
+            /**
+             * @description Share of the variance CUPED removed.
+             * @example 0.08
+             */
+            variance_reduction: number | null;
+            /**
+             * @example higher
+             * @enum {string}
+             */
+            direction: "higher" | "lower" | "inconclusive";
+            /** @example holdout: size returns 4.1 points higher than size help [1.2, 7.0]; the difference is real. */
+            verdict: string;
+        };
+        ExperimentResultsResponse: {
+            /**
+             * Format: uuid
+             * @example 0199a3bc-1d2e-7a4f-9b6c-3e5d7f9a1b2c
+             */
+            experiment_id: string;
+            /**
+             * @example running
+             * @enum {string}
+             */
+            state: "draft" | "running" | "stopped";
+            /**
+             * Format: date-time
+             * @description Outcomes count up to this moment.
+             * @example 2026-11-21T09:16:42.031Z
+             */
+            observed_through: string;
+            /** @example 3724 */
+            planned_units: number;
+            /** @example 10043 */
+            units: number;
+            /** @example true */
+            planned_size_reached: boolean;
+            sample_ratio: components["schemas"]["SampleRatioResult"];
+            return_window: components["schemas"]["ReturnWindow"];
+            arms: components["schemas"]["ArmResult"][];
+            /** @description Each arm against the control, on the primary metric and the guardrails. */
+            comparisons: components["schemas"]["ComparisonResult"][];
+            /** @example holdout: size returns 4.1 points higher than size help [1.2, 7.0]; the difference is real. */
+            verdict: string;
+            /**
+             * @example [
+             *       "By intention to treat: every exposed shopper counts in her arm, whether she opened size help or not."
+             *     ]
+             */
+            caveats: string[];
+        };
+        AssignmentRequest: {
+            /**
+             * @description Your pseudonymous id for the shopper, as sessions and purchases take it (`shopper_ref`). Stored only as a keyed hash.
+             * @example cust_8f3a2c
+             */
+            shopper_ref: string;
+            /**
+             * Format: uuid
+             * @description The product whose page is being shown.
+             * @example 0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48
+             */
+            product_id: string;
+        };
+        AssignmentResponse: {
+            /**
+             * Format: uuid
+             * @description The running experiment the product takes part in; null when none.
+             * @example 0199a3bc-1d2e-7a4f-9b6c-3e5d7f9a1b2c
+             */
+            experiment_id: string | null;
+            /**
+             * @description The shopper’s arm; null outside an experiment.
+             * @example holdout
+             */
+            arm: string | null;
+            /**
+             * @description What to show: `size_help` (the widget), `no_size_help` (no size help entry point), `chart_only` (the widget; the service answers from the chart alone).
+             * @example no_size_help
+             * @enum {string}
+             */
+            treatment: "size_help" | "no_size_help" | "chart_only";
+        };
         HistoryOutcomeRequest: {
             /**
              * @example return_requested
@@ -2855,7 +3404,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "experiment_state_conflict" | "experiment_overlap" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Equals the Request-Id response header.
              * @example 0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b
@@ -8708,6 +9257,942 @@ export interface operations {
             };
             /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The id of the last item of the previous page (its `next_cursor`). */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExperimentResponse"][];
+                        /** @example false */
+                        has_more: boolean;
+                        /**
+                         * @description Pass as starting_after for the next page.
+                         * @example null
+                         */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request within 24 hours answers what the first request answered (marked `Idempotent-Replayed: true`) and does nothing more. Keys are per credential; use a new UUID for each new request.
+                 * @example 5f0c1a52-8d3e-4d1b-9a57-0d6c2c3b9e41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExperimentRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResponse"];
+                };
+            };
+            /** @description The body is not valid JSON, or not a JSON object (`invalid_json`). A field is missing, unknown or breaks a rule; `errors` lists each one (`validation_failed`). A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as `application/json` (UTF-8) (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The experiment is not in the state this needs (`experiment_state_conflict`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The experiment is not in the state this needs (`experiment_state_conflict`). A running experiment covers some of its products (`experiment_overlap`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_stop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The experiment is not in the state this needs (`experiment_state_conflict`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_readResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResultsResponse"];
+                };
+            };
+            /** @description A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_assign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignmentRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssignmentResponse"];
+                };
+            };
+            /** @description The body is not valid JSON, or not a JSON object (`invalid_json`). A field is missing, unknown or breaks a rule; `errors` lists each one (`validation_failed`). A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as `application/json` (UTF-8) (`unsupported_media_type`). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

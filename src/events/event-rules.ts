@@ -4,6 +4,7 @@ import { finerThanMilliseconds, parseRfc3339 } from '../common/validation/rfc333
 import type { EventRequest } from './dto/event.dto.js';
 import { type FitFeedback, type Reason, SERVICE_SOURCE } from './event.entity.js';
 import {
+  BUYING_TYPES,
   INTEGRATION_EVENT_TYPES,
   type IntegrationEventType,
   NEW_SIZE_TYPES,
@@ -27,6 +28,8 @@ export interface EventDraft {
   readonly newVariantId: string | null;
   readonly quantity: number;
   readonly occurredAt: Date;
+  /** The shopper a purchase names, as sent: digested with the store's key before it is stored, never stored as is. */
+  readonly shopperRef: string | null;
   /** SHA-256 of the canonical form: equal digests mean identical deliveries. */
   readonly sha256: Buffer;
 }
@@ -75,6 +78,9 @@ export function draftEvent(request: EventRequest): EventDraft {
       fail('new_variant_id', 'same_variant', 'new_variant_id must be another variant than variant_id');
     }
   }
+  if (request.shopper_ref != null && !BUYING_TYPES.includes(type)) {
+    fail('shopper_ref', 'not_allowed_for_type', `shopper_ref is only sent with ${BUYING_TYPES.join(' and ')} events`);
+  }
   if (finerThanMilliseconds(request.occurred_at)) {
     fail('occurred_at', 'too_precise', 'occurred_at must have at most millisecond precision');
   }
@@ -95,19 +101,21 @@ export function draftEvent(request: EventRequest): EventDraft {
     newVariantId: lower(request.new_variant_id),
     quantity: request.quantity ?? 1,
     occurredAt: parseRfc3339(request.occurred_at) as Date,
+    shopperRef: request.shopper_ref ?? null,
   };
   return { ...fields, sha256: canonicalDigest(fields) };
 }
 
 /**
  * The canonical form: a JSON array of the stored fields in a fixed order. Version 1 is the form of every event that
- * carries neither `fit_feedback` nor `new_variant_id` (so deliveries stored before those fields existed keep their
- * digests); version 2 appends them.
+ * carries neither `fit_feedback` nor `new_variant_id` nor `shopper_ref` (so deliveries stored before those fields
+ * existed keep their digests); version 2 appends the first two; version 3, a purchase naming its shopper, all three.
  */
 function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
-  const directed = event.fitFeedback !== null || event.newVariantId !== null;
+  const version = event.shopperRef !== null ? 3 : event.fitFeedback !== null || event.newVariantId !== null ? 2 : 1;
+  const directed = version > 1;
   const canonical = JSON.stringify([
-    directed ? 2 : 1,
+    version,
     event.source,
     event.externalId,
     event.type,
@@ -120,6 +128,7 @@ function canonicalDigest(event: Omit<EventDraft, 'sha256'>): Buffer {
     event.quantity,
     event.occurredAt.toISOString(),
     ...(directed ? [event.fitFeedback, event.newVariantId] : []),
+    ...(version === 3 ? [event.shopperRef] : []),
   ]);
   return sha256(canonical);
 }

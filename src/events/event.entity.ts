@@ -64,6 +64,10 @@ export class FitEvent {
   @Column({ type: 'timestamptz', name: 'received_at' })
   receivedAt: Date;
 
+  /** The store's keyed digest of the shopper a purchase names (`shopper_ref`); never returned. */
+  @Column({ type: 'bytea', name: 'shopper_digest', nullable: true, select: false })
+  shopperDigest: Buffer | null;
+
   /** SHA-256 of the delivery's canonical form (see canonical-event.ts); null for the service's own events. */
   @Column({ type: 'bytea', name: 'payload_sha256', nullable: true, select: false })
   payloadSha256: Buffer | null;

@@ -19,9 +19,9 @@ export interface References {
 }
 
 const EVENT_COLUMNS = `id, merchant_id, store_id, source, external_id, type, product_id, variant_id, session_id, order_id,
-  line_item_id, reason, quantity, occurred_at, received_at, payload_sha256, fit_feedback, new_variant_id`;
+  line_item_id, reason, quantity, occurred_at, received_at, payload_sha256, fit_feedback, new_variant_id, shopper_digest`;
 
-/** A row's values in the order of EVENT_COLUMNS ($1 to $18). */
+/** A row's values in the order of EVENT_COLUMNS ($1 to $19). */
 const columnValues = (row: FitEvent) => [
   row.id,
   row.merchantId,
@@ -41,6 +41,7 @@ const columnValues = (row: FitEvent) => [
   row.payloadSha256,
   row.fitFeedback,
   row.newVariantId,
+  row.shopperDigest,
 ];
 
 /** The products, variants and sessions of the store that events name, locked `FOR KEY SHARE` (see `loadReferences`). */
@@ -84,8 +85,8 @@ const INSERT_ALONE = prepared<{
                   FROM fit_sessions WHERE store_id = (SELECT $3::uuid) AND id = $9::uuid FOR KEY SHARE),
           e AS (INSERT INTO events (${EVENT_COLUMNS})
                 SELECT $1, $2, $3, $4, $5, $6, $7::uuid, $8::uuid, $9::uuid, $10, $11, $12, $13, $14::timestamptz, $15, $16,
-                       $17, $18::uuid
-                 WHERE $19::boolean AND $18::uuid IS NULL
+                       $17, $18::uuid, $19::bytea
+                 WHERE $20::boolean AND $18::uuid IS NULL
                    AND ($7::uuid IS NULL OR EXISTS (SELECT FROM p))
                    AND ($8::uuid IS NULL OR EXISTS (SELECT FROM v WHERE $7::uuid IS NULL OR v.product_id = $7::uuid))
                    AND ($9::uuid IS NULL OR EXISTS (SELECT FROM s WHERE s.product_id = coalesce($7::uuid, (SELECT product_id FROM v), s.product_id)
@@ -105,14 +106,15 @@ const INSERT_ALONE = prepared<{
 
 /**
  * Rows of one store, received at one moment, as arrays of their columns: `$1` to `$3` the merchant, the store and
- * the moment, `$4` to `$18` one array per other column (`unnestValues`).
+ * the moment, `$4` to `$19` one array per other column (`unnestValues`).
  */
 const UNNEST_ROWS = `SELECT t.id, $1, $2, t.source, t.external_id, t.type, t.product_id, t.variant_id, t.session_id, t.order_id,
-            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex'), t.fit_feedback, t.new_variant_id
+            t.line_item_id, t.reason, t.quantity, t.occurred_at, $3, decode(t.sha256, 'hex'), t.fit_feedback, t.new_variant_id,
+            decode(t.shopper, 'hex')
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::uuid[], $11::text[],
-                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[], $17::text[], $18::uuid[])
+                   $12::text[], $13::text[], $14::int[], $15::timestamptz[], $16::text[], $17::text[], $18::uuid[], $19::text[])
          AS t(id, source, external_id, type, product_id, variant_id, session_id, order_id, line_item_id, reason,
-              quantity, occurred_at, sha256, fit_feedback, new_variant_id)`;
+              quantity, occurred_at, sha256, fit_feedback, new_variant_id, shopper)`;
 
 /** The values of `UNNEST_ROWS` for rows that share their merchant, store and moment of arrival. */
 function unnestValues(rows: readonly FitEvent[]): unknown[] {
@@ -140,6 +142,7 @@ function unnestValues(rows: readonly FitEvent[]): unknown[] {
     column((r) => r.payloadSha256?.toString('hex') ?? null),
     column((r) => r.fitFeedback),
     column((r) => r.newVariantId),
+    column((r) => r.shopperDigest?.toString('hex') ?? null),
   ];
 }
 
@@ -174,6 +177,7 @@ const FIND_STORED = prepared<{
   payload_sha256: Buffer | null;
   fit_feedback: FitEvent['fitFeedback'];
   new_variant_id: string | null;
+  shopper_digest: Buffer | null;
 }>(
   'events.find-stored',
   `SELECT ${EVENT_COLUMNS} FROM events
@@ -185,7 +189,7 @@ const FIND_STORED = prepared<{
 const INSERT_ONE = prepared<{ id: string }>(
   'events.insert-one',
   `INSERT INTO events (${EVENT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT ON CONSTRAINT events_delivery_key DO NOTHING
      RETURNING id`,
 );
@@ -344,6 +348,7 @@ export class EventsRepository {
         payloadSha256: row.payload_sha256,
         fitFeedback: row.fit_feedback,
         newVariantId: row.new_variant_id,
+        shopperDigest: row.shopper_digest,
       };
       found.set(deliveryKey(event.source, event.externalId), { event, sha256: event.payloadSha256 });
     }
@@ -354,6 +359,15 @@ export class EventsRepository {
   async insert(manager: EntityManager, events: readonly FitEvent[]): Promise<void> {
     if (!events.length) return;
     await run(manager, INSERT_ALL, unnestValues(events));
+  }
+
+  /** The purchases naming a shopper's digest name `replacement` instead (her erasure). */
+  async replaceShopper(manager: EntityManager, storeId: string, digest: Buffer, replacement: Buffer): Promise<void> {
+    await manager.query(`UPDATE events SET shopper_digest = $3 WHERE store_id = $1 AND shopper_digest = $2`, [
+      storeId,
+      digest,
+      replacement,
+    ]);
   }
 
   /** Whether any event names the product (the catalog's delete-or-archive check, in its transaction). */

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../common/http/ids.js';
 import type { Page } from '../common/http/pagination.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
 import { LearningService } from '../learning/learning.service.js';
+import { ShopperDigests } from '../learning/shopper-digests.js';
 import { retried, Transactions } from '../database/transactions.js';
 import type { Store } from '../stores/store.entity.js';
 import { EventRequest, type EventListQuery, EventResponse } from './dto/event.dto.js';
@@ -35,13 +36,20 @@ interface Pending {
  * A batch is judged item by item as if sent one by one, in a fixed handful of statements whatever its size.
  */
 @Injectable()
-export class EventsService {
+export class EventsService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly events: EventsRepository,
     private readonly lineSummaries: LineSummariesRepository,
     private readonly learning: LearningService,
+    private readonly shopperDigests: ShopperDigests,
   ) {}
+
+  onModuleInit(): void {
+    this.shopperDigests.onErasure((manager, storeId, digest, replacement) =>
+      this.events.replaceShopper(manager, storeId, digest, replacement),
+    );
+  }
 
   /** One event, as the body of a request: refused as a whole (400) if it is not a well-formed event. */
   async record(store: Store, body: unknown): Promise<{ status: 201 | 200; event: EventResponse }> {
@@ -73,6 +81,8 @@ export class EventsService {
       else drafts.push({ index, draft: item });
     });
     if (!drafts.length) return refused;
+    const shoppers = await this.digestShoppers(store, drafts);
+    const toRow = (draft: EventDraft) => rowOf(draft, store, now, shoppers);
 
     // Events that name nothing in the store and no order line, each key sent once: the work is one INSERT (and, for
     // keys already taken, one read of committed rows), which is atomic on its own. No transaction, so no BEGIN and
@@ -82,7 +92,7 @@ export class EventsService {
     const [first] = drafts;
     const oneStatementWithReferences = (d: EventDraft) => !namesNothing(d) && touchesOnlyItsLine(d) && d.newVariantId === null;
     if (drafts.length === 1 && (namesNothing(first.draft) || oneStatementWithReferences(first.draft))) {
-      return this.ingestAlone(store, first, refused, now);
+      return this.ingestAlone(store, first, refused, toRow(first.draft), now);
     }
     const keys = new Set(drafts.map(({ draft }) => deliveryKey(draft.source, draft.externalId)));
     const oneStatement = keys.size === drafts.length && drafts.every(({ draft }) => namesNothing(draft));
@@ -104,7 +114,7 @@ export class EventsService {
       }));
       const stored: FitEvent[] = [];
       // A key repeated within the request waits for the next round, so it meets the first one's outcome.
-      for (const round of roundsOf(pending)) stored.push(...(await this.storeRound(manager, store, round, results, now)));
+      for (const round of roundsOf(pending)) stored.push(...(await this.storeRound(manager, store, round, results, toRow)));
       await this.summarise(manager, store, stored, references, now);
       return results;
     });
@@ -120,11 +130,11 @@ export class EventsService {
     store: Store,
     round: readonly Pending[],
     results: EventResult[],
-    now: Date,
+    toRow: (draft: EventDraft) => FitEvent,
   ): Promise<FitEvent[]> {
     const rows = round
       .filter((item) => item.problem === null)
-      .map((item) => ({ item, row: toRow(item.draft, store, now) }))
+      .map((item) => ({ item, row: toRow(item.draft) }))
       .sort((a, b) => (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0));
     const inserted = await this.events.insertNew(
       manager,
@@ -146,6 +156,17 @@ export class EventsService {
     return stored;
   }
 
+  /**
+   * The store's digests of the shoppers purchases name, in a transaction of their own before the events' (the store's
+   * shopper key is made on first use): a purchase is stored with its shopper's digest, never her id.
+   */
+  private async digestShoppers(store: Store, drafts: ReadonlyArray<{ draft: EventDraft }>): Promise<ReadonlyMap<string, Buffer>> {
+    const refs = [...new Set(drafts.flatMap(({ draft }) => (draft.shopperRef === null ? [] : [draft.shopperRef])))];
+    if (!refs.length) return NO_SHOPPERS;
+    const digests = await this.transactions.run((manager) => this.shopperDigests.of(manager, store.id, refs));
+    return new Map(refs.map((ref, i) => [ref, digests[i]]));
+  }
+
   /** What the stored events change beyond themselves: their lines' summaries, then what they teach. */
   private async summarise(manager: EntityManager, store: Store, stored: readonly FitEvent[], references: References, now: Date) {
     const summed = await this.lineSummaries.recordLineOutcomes(manager, store, stored, references.sessions);
@@ -163,10 +184,10 @@ export class EventsService {
     store: Store,
     { index, draft }: { index: number; draft: EventDraft },
     refused: EventResult[],
+    row: FitEvent,
     now: Date,
   ): Promise<EventResult[]> {
     const results = [...refused];
-    const row = toRow(draft, store, now);
     const clock = checkOccurredAt(draft.occurredAt, now);
     const { inserted, references, lessonWaiting } = namesNothing(draft)
       ? {
@@ -215,6 +236,8 @@ const namesNothing = (d: EventDraft): boolean =>
   d.sessionId === null &&
   d.orderId === null &&
   d.lineItemId === null;
+
+const NO_SHOPPERS: ReadonlyMap<string, Buffer> = new Map();
 
 const NO_REFERENCES: References = { products: new Set(), variants: new Map(), sessions: new Map() };
 
@@ -288,7 +311,7 @@ function draftOrProblem(request: EventRequest): EventDraft | ProblemError {
   }
 }
 
-function toRow(draft: EventDraft, store: Store, now: Date): FitEvent {
+function rowOf(draft: EventDraft, store: Store, now: Date, shoppers: ReadonlyMap<string, Buffer>): FitEvent {
   return {
     id: newId(),
     merchantId: store.merchantId,
@@ -308,6 +331,7 @@ function toRow(draft: EventDraft, store: Store, now: Date): FitEvent {
     occurredAt: draft.occurredAt,
     receivedAt: now,
     payloadSha256: draft.sha256,
+    shopperDigest: draft.shopperRef === null ? null : (shoppers.get(draft.shopperRef) ?? null),
   };
 }
 

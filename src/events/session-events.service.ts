@@ -57,6 +57,7 @@ export class SessionEventsService {
         occurredAt: at,
         receivedAt: at,
         payloadSha256: null,
+        shopperDigest: null,
       })),
     );
   }

@@ -109,6 +109,9 @@ export interface StoredDecision {
   decided_at: string;
 }
 
+/** The treatments a session can run under: a holdout's shopper gets no session (`experiment_holdout`). */
+export type SessionTreatment = 'size_help' | 'chart_only';
+
 @Entity({ name: 'sessions' })
 export class FitSession extends StoreOwned {
   @Column({ type: 'uuid', name: 'product_id' })
@@ -152,6 +155,14 @@ export class FitSession extends StoreOwned {
   /** HMAC of the integrator's id for the shopper under the store's key (shoppers.repository.ts); never the id itself. */
   @Column({ type: 'bytea', name: 'shopper_digest', nullable: true, select: false })
   shopperDigest?: Buffer | null;
+
+  /** The running experiment the session's shopper takes part in (her arm's treatment below), if any. */
+  @Column({ type: 'uuid', name: 'experiment_id', nullable: true, select: false })
+  experimentId?: string | null;
+
+  /** Her arm's treatment in that experiment: `chart_only` answers from the stated chart alone. */
+  @Column({ type: 'text', nullable: true, select: false })
+  treatment?: SessionTreatment | null;
 
   /** The earliest purchase event naming the session: written by event ingestion, read by the metrics only. */
   @Column({ type: 'timestamptz', name: 'first_purchased_at', nullable: true, insert: false, update: false, select: false })

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { ExperimentsModule } from '../experiments/experiments.module.js';
 import { LearningModule } from '../learning/learning.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { FIT_ENTITIES } from './fit.entities.js';
@@ -24,7 +25,7 @@ import { ShoppersRepository } from './shoppers.repository.js';
  * reads what the learning module learned from outcomes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(FIT_ENTITIES), CatalogModule, EventsModule, LearningModule, StoresModule],
+  imports: [TypeOrmModule.forFeature(FIT_ENTITIES), CatalogModule, EventsModule, LearningModule, StoresModule, ExperimentsModule],
   controllers: [QuestionnairesController, SessionsController, ProductFitController, ShoppersController],
   providers: [
     QuestionnairesService,

@@ -31,8 +31,14 @@ export class SessionsController {
   // the shopper it names is kept as her digest only, and her erasure forgets the request
   @Idempotent(ShopperRequests)
   @RequireScope('fit', { store: true })
-  @ApiOperation({ summary: 'Start a fit session', description: 'State `started`; records `fit_started`.' })
+  @ApiOperation({
+    summary: 'Start a fit session',
+    description:
+      'State `started`; records `fit_started`. A shopper (`shopper_ref`) in a running experiment on the product gets her ' +
+      'arm: refused with 409 `experiment_holdout` in a holdout, answered from the stated chart alone in `chart_only`.',
+  })
   @ApiCreatedResponse({ type: SessionResponse })
+  @ApiProblems({ code: 'experiment_holdout', when: 'The shopper is in the holdout arm of a running experiment on the product' })
   start(@CurrentStore() store: Store, @Body() body: CreateSessionRequest): Promise<SessionResponse> {
     return this.sessions.start(store, body);
   }

@@ -10,7 +10,7 @@ import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import type { SessionListQuery } from './dto/session.dto.js';
 import type { FitAdjustment, ZoneWeights } from '../sizing/types.js';
-import { FitSession, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
+import { FitSession, type SessionTreatment, type StoredDecision, type StoredRecommendation } from './fit.entities.js';
 
 const SESSION_COLUMNS = `s.id, s.merchant_id, s.store_id, s.created_at, s.updated_at, s.product_id, s.size_chart_id,
   s.questionnaire_id, s.questionnaire_version, s.questions, s.state, s.outcome, s.answers, s.recommendation, s.decision,
@@ -74,12 +74,13 @@ const LOCK_FOR_ANSWERS = prepared<
     product_fit_adjustment: FitAdjustment;
     product_type_id: string;
     shopper_digest: Buffer | null;
+    treatment: SessionTreatment | null;
   }
 >(
   'sessions.lock-for-answers',
   `SELECT ${SESSION_COLUMNS}, c.measurement_type AS chart_measurement_type, c.ease_cm AS chart_ease_cm,
           c.unit AS chart_unit, c.sizes AS chart_sizes, t.zone_weights AS type_zone_weights,
-          p.fit_adjustment AS product_fit_adjustment, p.product_type_id, s.shopper_digest
+          p.fit_adjustment AS product_fit_adjustment, p.product_type_id, s.shopper_digest, s.treatment
      FROM sessions s
      JOIN catalog_size_charts c ON c.id = s.size_chart_id
      JOIN catalog_products p ON p.id = s.product_id
@@ -93,8 +94,8 @@ const INSERT_SESSION = prepared<never>(
   'sessions.insert',
   `INSERT INTO sessions (id, merchant_id, store_id, created_at, updated_at, product_id, size_chart_id, questionnaire_id,
                          questionnaire_version, questions, state, outcome, answers, recommendation, decision,
-                         recommended_at, completed_at, shopper_digest)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16, $17, $18)`,
+                         recommended_at, completed_at, shopper_digest, experiment_id, treatment)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16, $17, $18, $19, $20)`,
 );
 
 /** A session's answers and their recommendation (`recordRecommendation`). */
@@ -142,6 +143,8 @@ export class SessionsRepository {
       at(session.recommendedAt),
       at(session.completedAt),
       session.shopperDigest ?? null,
+      session.experimentId ?? null,
+      session.treatment ?? null,
     ]);
   }
 
@@ -179,6 +182,8 @@ export class SessionsRepository {
     fitAdjustment: FitAdjustment;
     productTypeId: string;
     shopperDigest: Buffer | null;
+    /** Its shopper's treatment in a running experiment (null: none). */
+    treatment: SessionTreatment | null;
   }> {
     const [row] = isId(id) ? await run(manager, LOCK_FOR_ANSWERS, [id, store.id]) : [];
     if (!row) throw ProblemError.notFound('session');
@@ -195,6 +200,7 @@ export class SessionsRepository {
       fitAdjustment: row.product_fit_adjustment,
       productTypeId: row.product_type_id,
       shopperDigest: row.shopper_digest,
+      treatment: row.treatment,
     };
   }
 

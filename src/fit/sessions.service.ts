@@ -25,11 +25,13 @@ import {
 } from '../sizing/types.js';
 import { ADJUSTMENT_STEPS } from '../sizing/usual-size.js';
 import { sizeVerdicts, STORE_KEY } from '../sizing/verdicts.js';
-import type { FitSession, Question, StoredDecision, StoredOutcome, StoredRecommendation } from './fit.entities.js';
+import type { FitSession, Question, SessionTreatment, StoredDecision, StoredOutcome, StoredRecommendation } from './fit.entities.js';
 import { QuestionnairesRepository, type QuestionnaireRef } from './questionnaires.repository.js';
 import { DEFAULT_QUESTIONS } from './questions.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { ShoppersRepository } from './shoppers.repository.js';
+import { ShopperDigests } from '../learning/shopper-digests.js';
+import { ExperimentsService } from '../experiments/experiments.service.js';
 
 /**
  * The life of a fit session: started → recommended (answers; answering again replaces the recommendation) →
@@ -47,11 +49,14 @@ export class SessionsService {
     private readonly evidence: LearningService,
     private readonly shoppers: ShoppersRepository,
     private readonly idempotentRequests: IdempotentRequests,
+    private readonly shopperDigests: ShopperDigests,
+    private readonly experiments: ExperimentsService,
   ) {}
 
   /**
    * Erases a shopper's link to the store's sessions, what her outcomes said, and the kept requests that named her
-   * (`Idempotency-Key`) with their answers: her later sessions start afresh, and so does a retry of one of them.
+   * (`Idempotency-Key`) with their answers: her later sessions start afresh, and so does a retry of one of them. Her
+   * purchases and experiments' exposures keep counting, under a digest no id leads to (`ShopperDigests.erase`).
    */
   async forgetShopper(store: Store, ref: string): Promise<void> {
     await this.transactions.run(async (manager) => {
@@ -60,11 +65,12 @@ export class SessionsService {
       await this.shoppers.unlink(manager, store.id, digest);
       await this.evidence.forgetShopper(manager, store.id, digest);
       await this.idempotentRequests.forget(manager, digest);
+      await this.shopperDigests.erase(manager, store.id, digest);
     });
   }
 
   async start(store: Store, request: CreateSessionRequest): Promise<SessionResponse> {
-    return this.transactions.run(async (manager) => {
+    const started = await this.transactions.run(async (manager): Promise<SessionResponse | typeof HOLDOUT> => {
       const product = await this.catalog.product(manager, store, request.product_id, 'product_id');
       if (product.archivedAt) throw ProblemError.field('product_id', 'archived', 'this product is archived');
       const questionnaire = await this.questionnaireFor(manager, store, request.questionnaire_id);
@@ -72,6 +78,10 @@ export class SessionsService {
       this.refuseUnanswerable(questions);
       const shopperDigest = request.shopper_ref === undefined ? null : await this.shoppers.digest(manager, store.id, request.shopper_ref);
       const now = new Date();
+      // her arm in a running experiment on the product: a holdout gets no size help; chart_only, the chart's answer alone
+      const experiment = shopperDigest && (await this.experiments.armOfSession(manager, store.id, product, shopperDigest, now));
+      // refused once committed: her exposure, if this is her first, counts
+      if (experiment && experiment.arm.treatment === 'no_size_help') return HOLDOUT;
       const session: FitSession = {
         id: newId(),
         merchantId: store.merchantId,
@@ -91,11 +101,20 @@ export class SessionsService {
         recommendedAt: null,
         completedAt: null,
         shopperDigest,
+        experimentId: experiment ? experiment.experimentId : null,
+        treatment: experiment ? (experiment.arm.treatment as SessionTreatment) : null,
       };
       await this.sessions.insert(manager, session);
       await this.sessionEvents.record(manager, session, now, [{ type: 'fit_started', key: session.id }]);
       return SessionResponse.from(session);
     });
+    if (started === HOLDOUT) {
+      throw new ProblemError(
+        'experiment_holdout',
+        'This shopper is in the holdout of a running experiment on this product: show her no size help',
+      );
+    }
+    return started;
   }
 
   list(store: Store, query: SessionListQuery): Promise<Page<SessionResponse>> {
@@ -117,7 +136,14 @@ export class SessionsService {
       if (!read.ok) throw ProblemError.validation(read.errors);
 
       const now = new Date();
-      const { shift: learned, links, odds } = await this.learnedState(manager, session, context.productTypeId, context.shopperDigest, now);
+      // an experiment's chart_only arm: the stated chart's answer, without what outcomes taught or the shopper's history
+      const {
+        shift: learned,
+        links,
+        odds,
+      } = context.treatment === 'chart_only'
+        ? CHART_ONLY
+        : await this.learnedState(manager, session, context.productTypeId, context.shopperDigest, now);
       const result = recommendOrRefuse({
         shopper: read.shopper,
         chart: chartInCentimetres(context.chart),
@@ -271,6 +297,12 @@ export class SessionsService {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A session start refused because its shopper is in an experiment's holdout. */
+const HOLDOUT = Symbol('holdout');
+
+/** What a chart_only session's answers read of learning: nothing. */
+const CHART_ONLY = { shift: null, links: {}, odds: null } as const;
 
 /** A learned offset as a recommendation uses and records it. */
 type LearnedState = LearnedShift & { count: number; shopperSteps: number | null };

@@ -36,6 +36,19 @@ const BODY_CHART = [
   { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 87, max: 95 } } },
 ];
 
+/** A draft experiment on the shop's product, its arms half and half. */
+const experimentOf = (shop: Shop) => ({
+  name: 'Fuzzed experiment',
+  arms: [
+    { name: 'size help', share: 0.5, treatment: 'size_help' },
+    { name: 'holdout', share: 0.5, treatment: 'no_size_help' },
+  ],
+  product_ids: [shop.productId],
+  primary_metric: 'size_return_rate',
+  guardrails: ['conversion'],
+  minimum_effect: 0.03,
+});
+
 export interface Side {
   tenant: Tenant;
   shop: Shop;
@@ -49,6 +62,8 @@ export interface Side {
   spareKey: Key;
   /** A console account of the merchant: what `DELETE /v1/console-accounts/{account_id}` may name. */
   consoleAccountId: string;
+  /** A draft experiment on the shop's product. */
+  experimentId: string;
 }
 
 export interface OpenApi {
@@ -112,6 +127,8 @@ export function useFuzzWalk() {
     const account = await signUp(t, tenant);
     const accounts = await t.http().get('/v1/console-accounts').set(bearer(secret));
     const consoleAccountId = (accounts.body.data as { id: string; email: string }[]).find((a) => a.email === account.email)?.id as string;
+    const experiment = await t.http().post(`/v1/stores/${tenant.storeId}/experiments`).set(bearer(secret)).send(experimentOf(shop));
+    expect(experiment.status).toBe(201);
     return {
       tenant,
       shop,
@@ -122,6 +139,7 @@ export function useFuzzWalk() {
       eventId: event.body.id,
       spareKey,
       consoleAccountId,
+      experimentId: experiment.body.id as string,
     };
   }
 
@@ -139,6 +157,7 @@ export function useFuzzWalk() {
     side.eventId,
     side.spareKey.id,
     side.consoleAccountId,
+    side.experimentId,
     side.tenant.admin.id,
   ];
   const allIds = () => [...idsOf(mine), ...idsOf(theirs)];
@@ -163,6 +182,7 @@ export function useFuzzWalk() {
       variants: side.shop.variants.M,
       questionnaires: side.questionnaireId,
       sessions: side.sessionId,
+      experiments: side.experimentId,
     };
     const value = collection && byCollection[collection];
     if (!value) throw new Error(`no fixture for {id} in ${path}`);
@@ -219,6 +239,8 @@ export function useFuzzWalk() {
           eventBody('purchase', s, { session_id: mine.sessionId, occurred_at: new Date().toISOString() }),
         ],
       }),
+      'POST /v1/stores/{store_id}/experiments': () => experimentOf(s),
+      'POST /v1/stores/{store_id}/assignments': () => ({ shopper_ref: 'cust-fuzzed', product_id: s.productId }),
       'POST /v1/stores/{store_id}/order-history': () => ({
         lines: [
           {

@@ -17,6 +17,7 @@ export const EXAMPLE_ID = {
   session: '0199a3ba-3f5b-7d6e-a1c9-7b2e4d8f0a73',
   recommendation: '0199a3ba-4a6c-7e7f-b2da-8c3f5e9a1b84',
   event: '0199a3bb-6c8e-7f9a-83eb-9d4a6f0b2c95',
+  experiment: '0199a3bc-1d2e-7a4f-9b6c-3e5d7f9a1b2c',
 } as const;
 
 /** Created, updated, decided: one morning of the story. */

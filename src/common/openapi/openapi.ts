@@ -95,6 +95,9 @@ const TAGS: Record<string, string> = {
     'products fit, as learned from outcomes, and past orders imported to learn from.',
   Events: 'Storefront and order events (purchases, returns, exchanges, kept items), deduplicated by source and external_id.',
   Metrics: 'Descriptive cohort metrics of a store’s fit sessions, in total and per UTC day.',
+  Experiments:
+    'Randomized experiments of what size help changes: arms (size help, a holdout, the chart alone), shoppers’ arms ' +
+    'when a product page is shown, and results with intervals that stay valid when read every day.',
 };
 
 const SUCCESS: Record<string, string> = { '200': 'OK.', '201': 'Created.', '204': 'Done; no body.' };

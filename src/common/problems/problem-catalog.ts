@@ -67,6 +67,28 @@ export const PROBLEMS = {
     title: 'Session state conflict',
     description: "The session's state does not allow this step (for example a second decision).",
   },
+  experiment_state_conflict: {
+    status: 409,
+    title: 'Experiment state conflict',
+    description:
+      "The experiment's state does not allow this: only a draft is started or deleted, only a running experiment is " +
+      'stopped, and arms and shares never change once it has run.',
+  },
+  experiment_overlap: {
+    status: 409,
+    title: 'Experiment overlap',
+    description:
+      'Another running experiment of the store covers some of these products: a product takes part in one running ' +
+      'experiment at a time. Stop that one first, or narrow the products.',
+  },
+  experiment_holdout: {
+    status: 409,
+    title: 'Shopper in a holdout',
+    description:
+      'The shopper is in the holdout arm of a running experiment on this product: size help is not shown to her, so no ' +
+      'session starts. Ask for her arm (`POST …/assignments`) when the product page is shown, and show no size help ' +
+      'when it says `no_size_help`.',
+  },
   duplicate: {
     status: 409,
     title: 'Duplicate',

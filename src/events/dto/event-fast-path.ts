@@ -24,6 +24,7 @@ const FIELDS: ReadonlySet<string> = new Set([
   'new_variant_id',
   'quantity',
   'occurred_at',
+  'shopper_ref',
 ]);
 /** Printable ASCII with at least one non-space character (so `Length` counts exactly `length`, and `/\S/` holds). */
 const TEXT = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
@@ -51,7 +52,8 @@ export function readWellFormedEvent(item: object): EventRequest | null {
     optional(value.fit_feedback, (v) => (FIT_FEEDBACK as readonly unknown[]).includes(v)) &&
     optional(value.new_variant_id, uuid) &&
     optional(value.quantity, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_QUANTITY) &&
-    parseRfc3339(value.occurred_at) !== null;
+    parseRfc3339(value.occurred_at) !== null &&
+    optional(value.shopper_ref, (v) => text(v, 200));
   // What plainToInstance(EventRequest, item) gives for a JSON object without nested objects.
   return ok ? Object.assign(new EventRequest(), value) : null;
 }

@@ -170,6 +170,19 @@ export class EventRequest {
   })
   @IsRfc3339()
   occurred_at: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 200,
+    nullable: true,
+    description:
+      'On `purchase` only: your pseudonymous id for the shopper, as sessions take it (`shopper_ref`), so that an experiment ' +
+      'counts the purchases of shoppers who never opened size help. Stored only as a keyed hash, never returned.',
+    example: 'cust_8f3a2c',
+  })
+  @IsOptional()
+  @IsText(200)
+  shopper_ref?: string | null;
 }
 
 export class EventBatchRequest {

@@ -32,6 +32,8 @@ export interface World {
   /** A session with a recommendation and no decision. */
   sessionId: string;
   eventId: string;
+  /** A draft experiment on the world's product. */
+  experimentId: string;
 }
 
 /** A column of the matrix: who calls, and whose ids fill the path and the body. */
@@ -59,7 +61,20 @@ export interface Recipe {
   /** A resource consumed by the call (deleted, decided…), made anew for each cell in the path's store. */
   fresh?: Fresh;
 }
-export type Fresh = 'key' | 'account' | 'type' | 'chart' | 'product' | 'variant' | 'questionnaire' | 'started' | 'recommended';
+export type Fresh =
+  'key' | 'account' | 'type' | 'chart' | 'product' | 'variant' | 'questionnaire' | 'started' | 'recommended' | 'draft' | 'running';
+
+/** An experiment on the given products: a product runs in one experiment at a time, so each cell starts its own. */
+export const experimentOn = (productIds: string[], n: string) => ({
+  name: `experiment-${n}`,
+  arms: [
+    { name: 'size help', share: 0.5, treatment: 'size_help' },
+    { name: 'holdout', share: 0.5, treatment: 'no_size_help' },
+  ],
+  primary_metric: 'conversion',
+  minimum_effect: 0.02,
+  product_ids: productIds,
+});
 
 export const BODY_CHART = [
   { label: 'S', measurements: { chest: { min: 86, max: 94 }, waist: { min: 71, max: 79 } } },
@@ -159,6 +174,15 @@ export const RECIPES: Record<string, Recipe> = {
   'POST /v1/stores/{store_id}/events': { body: purchase, refs: true },
   'POST /v1/stores/{store_id}/events/batch': { body: (w, n) => ({ events: [purchase(w, n)] }), refs: true },
   'POST /v1/stores/{store_id}/order-history': { body: (w, n) => ({ lines: [pastLine(w, n)] }), refs: true },
+
+  'GET /v1/stores/{store_id}/experiments': {},
+  'POST /v1/stores/{store_id}/experiments': { body: (w, n) => experimentOn([w.productId], n), refs: true },
+  'GET /v1/stores/{store_id}/experiments/{id}': {},
+  'DELETE /v1/stores/{store_id}/experiments/{id}': { fresh: 'draft' },
+  'POST /v1/stores/{store_id}/experiments/{id}/start': { fresh: 'draft' },
+  'POST /v1/stores/{store_id}/experiments/{id}/stop': { fresh: 'running' },
+  'GET /v1/stores/{store_id}/experiments/{id}/results': {},
+  'POST /v1/stores/{store_id}/assignments': { body: (w) => ({ shopper_ref: 'cust-matrix', product_id: w.productId }), refs: true },
 
   'GET /v1/stores/{store_id}/metrics': {},
   'GET /v1/stores/{store_id}/metrics/daily': {},

@@ -16,6 +16,7 @@ import {
   cell,
   type Column,
   CONSOLE_RECIPES,
+  experimentOn,
   type Fresh,
   type Merchant,
   purchase,
@@ -125,6 +126,13 @@ describe('tenant isolation matrix', () => {
         return make(`${base}/questionnaires`, { name: unique('quiz'), questions: QUESTIONS });
       case 'started':
         return make(`${base}/sessions`, { product_id: w.productId, questionnaire_id: w.questionnaireId });
+      case 'draft':
+      case 'running': {
+        const product = await make(`${base}/products`, { title: unique('product'), product_type_id: w.typeId, size_chart_id: w.chartId });
+        const id = await make(`${base}/experiments`, experimentOn([product], unique('experiment')));
+        if (kind === 'running') await create(w.merchant, w.admin, `${base}/experiments/${id}/start`, {});
+        return id;
+      }
       case 'recommended': {
         const id = await make(`${base}/sessions`, { product_id: w.productId, questionnaire_id: w.questionnaireId });
         await create(w.merchant, w.admin, `${base}/sessions/${id}/answers`, { answers: ANSWERS });
@@ -174,9 +182,11 @@ describe('tenant isolation matrix', () => {
       questionnaireName,
       sessionId: String(session.id),
       eventId: '',
+      experimentId: '',
     };
     const event = await c('/events', purchase(w, unique(`order-${tag}`)));
     w.eventId = String(event.id);
+    w.experimentId = String((await c('/experiments', experimentOn([w.productId], unique(`experiment-${tag}`)))).id);
     return w;
   }
 
@@ -291,6 +301,7 @@ describe('tenant isolation matrix', () => {
         variants: w.variantId,
         questionnaires: w.questionnaireId,
         sessions: w.sessionId,
+        experiments: w.experimentId,
       }[resource];
       if (id === undefined) throw new Error(`${route.route}: no fixture for {${param}}`);
       values[param] = id;

@@ -29,7 +29,7 @@ const STATEMENTS: Record<string, Call> = {
   'sessions.lock': (i) => [`'${i.session}'`, `'${i.store}'`],
   'sessions.lock-for-answers': (i) => [`'${i.session}'`, `'${i.store}'`],
   'events.load-references': (i) => [`'${i.store}'`, uuids(i.product), uuids(), uuids(i.session)],
-  // the event's columns in order (id … new_variant_id), then whether the clock admits it
+  // the event's columns in order (id … shopper_digest), then whether the clock admits it
   'events.insert-alone': (i) => [
     `'${i.event}'`,
     `'${i.merchant}'`,
@@ -46,6 +46,7 @@ const STATEMENTS: Record<string, Call> = {
     '1',
     'now()',
     'now()',
+    'NULL',
     'NULL',
     'NULL',
     'NULL',
