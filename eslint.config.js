@@ -38,7 +38,7 @@ const PUBLIC = {
   problems: ['problems.module.ts'],
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts', 'shopper-digests.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
-  experiments: ['experiments.module.ts', 'experiments.service.ts'],
+  experiments: ['experiments.module.ts', 'experiments.service.ts', 'results.service.ts', 'dto'],
   console: [],
   health: [],
 };

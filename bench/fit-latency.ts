@@ -1,5 +1,7 @@
 /**
  * Latency of the fit flow over HTTP on the embedded database: start a session, answer it (the recommendation), decide.
+ * Then the start of a session naming a shopper, before any experiment and with one running on the product: her first
+ * (which exposes her) and her next (one more indexed read), each against the start naming a shopper of the same run.
  * Starts the built service as a child process on a fresh data directory, drives it sequentially with keep-alive
  * connections, and writes the percentiles to bench/results/fit-latency-<date>.json.
  *
@@ -55,17 +57,45 @@ async function main(): Promise<void> {
         call('POST', `${s}/sessions/${session.id}/decision`, fitKey, { size_label: answered.recommendation.size_label }),
       );
     }
+    // starts naming a shopper, before any experiment and then with one running on the product (both arms size help)
+    const withShopper: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      await timed(withShopper, () => call('POST', `${s}/sessions`, fitKey, { product_id: product.id, shopper_ref: `plain-${i}` }));
+    }
+    const experiment = await call('POST', `${s}/experiments`, bench.adminKey, {
+      name: 'Bench',
+      arms: [
+        { name: 'A', share: 0.5, treatment: 'size_help' },
+        { name: 'B', share: 0.5, treatment: 'size_help' },
+      ],
+      product_ids: [product.id],
+      primary_metric: 'conversion',
+      minimum_effect: 0.02,
+    });
+    await call('POST', `${s}/experiments/${experiment.id}/start`, bench.adminKey, {});
+    const firstInExperiment: number[] = [];
+    const againInExperiment: number[] = [];
+    for (const samples of [firstInExperiment, againInExperiment]) {
+      for (let i = 0; i < ROUNDS; i++) {
+        await timed(samples, () => call('POST', `${s}/sessions`, fitKey, { product_id: product.id, shopper_ref: `bench-${i}` }));
+      }
+    }
     const result = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
       database: 'embedded (PGlite, data directory)',
       rounds: ROUNDS,
       ms: Object.fromEntries(
-        Object.entries({ start, answers, decision }).map(([name, samples]) => [
+        Object.entries({ start, answers, decision, withShopper, firstInExperiment, againInExperiment }).map(([name, samples]) => [
           name,
           { p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99) },
         ]),
       ),
+      /** Starts naming a shopper in an experiment, as multiples of the same start without one (p50), in this run. */
+      ratioToStartWithShopper: {
+        firstInExperiment: percentile(firstInExperiment, 50) / percentile(withShopper, 50),
+        againInExperiment: percentile(againInExperiment, 50) / percentile(withShopper, 50),
+      },
     };
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/fit-latency-${result.date.slice(0, 10)}.json`;

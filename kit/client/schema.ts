@@ -499,7 +499,7 @@ export interface paths {
         put?: never;
         /**
          * Start a fit session
-         * @description State `started`; records `fit_started`.
+         * @description State `started`; records `fit_started`. A shopper (`shopper_ref`) in a running experiment on the product gets her arm: refused with 409 `experiment_holdout` in a holdout, answered from the stated chart alone in `chart_only`.
          *
          *     **Credential:** merchant key: fit or admin; key of that store or unrestricted.
          */
@@ -2877,6 +2877,11 @@ export interface components {
              * @example 0.041
              */
             estimate: number;
+            /**
+             * @description Its standard error: clustered by shopper (the delta method).
+             * @example 0.0124
+             */
+            standard_error: number;
             /** @description 95% always-valid interval: it stays valid however often the results are read. */
             always_valid: components["schemas"]["IntervalResponse"];
             /**
@@ -3404,7 +3409,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "experiment_state_conflict" | "experiment_overlap" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "experiment_state_conflict" | "experiment_overlap" | "experiment_holdout" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Equals the Request-Id response header.
              * @example 0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b
@@ -7918,7 +7923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
+            /** @description The shopper is in the holdout arm of a running experiment on the product (`experiment_holdout`). The `Idempotency-Key` came earlier with another request (`idempotency_key_reused`). The first request with this `Idempotency-Key` is still running (`idempotency_key_in_use`). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -84,4 +84,76 @@ describe('createSizeFitClient against the real service', () => {
     const revoked = createSizeFitClient({ baseUrl: service.baseUrl, apiKey: 'sfk_not-a-key', fetch: service.fetch });
     await expect(revoked.GET('/v1/merchant')).rejects.toMatchObject({ status: 401, code: 'unauthenticated' });
   });
+
+  it('gives a shopper her arm on a product page, the same each time; the holdout’s session is refused 409 experiment_holdout', async () => {
+    const { admin, storeId } = await tenant('Experiments');
+    const inStore = { path: { store_id: storeId } };
+    const type = await admin.POST('/v1/stores/{store_id}/product-types', {
+      params: inStore,
+      body: { name: 'T-shirt', category: 'tops', zone_weights: { chest: 1 } },
+    });
+    const chart = await admin.POST('/v1/stores/{store_id}/size-charts', {
+      params: inStore,
+      body: {
+        name: 'Tops',
+        unit: 'cm',
+        measurement_type: 'body',
+        sizes: ['S', 'M'].map((label, index) => ({ label, measurements: { chest: { min: 86 + 8 * index, max: 94 + 8 * index } } })),
+      },
+    });
+    const product = await admin.POST('/v1/stores/{store_id}/products', {
+      params: inStore,
+      body: { title: 'Crew tee', product_type_id: type.id, size_chart_id: chart.id },
+    });
+    await expect(admin.assign(storeId, { shopper_ref: 'cust_0', product_id: product.id })).resolves.toEqual({
+      experiment_id: null,
+      arm: null,
+      treatment: 'size_help',
+    });
+
+    const draft = await admin.POST('/v1/stores/{store_id}/experiments', {
+      params: inStore,
+      body: {
+        name: 'Does size help cut size returns?',
+        arms: [
+          { name: 'size help', share: 0.5, treatment: 'size_help' },
+          { name: 'holdout', share: 0.5, treatment: 'no_size_help' },
+        ],
+        product_ids: [product.id],
+        primary_metric: 'size_return_rate',
+        minimum_effect: 0.03,
+      },
+    });
+    const experiment = await admin.POST('/v1/stores/{store_id}/experiments/{id}/start', {
+      params: { path: { ...inStore.path, id: draft.id } },
+    });
+    const arms = new Map<string, string>();
+    for (let i = 1; arms.size < 2 && i < 100; i++) {
+      const shopper = `cust_${i}`;
+      const assignment = await admin.assign(storeId, { shopper_ref: shopper, product_id: product.id });
+      expect(assignment.experiment_id).toBe(experiment.id);
+      if (!arms.has(assignment.treatment)) arms.set(assignment.treatment, shopper);
+    }
+    const holdout = arms.get('no_size_help') ?? '';
+    const helped = arms.get('size_help') ?? '';
+    await expect(admin.assign(storeId, { shopper_ref: holdout, product_id: product.id })).resolves.toEqual({
+      experiment_id: experiment.id,
+      arm: 'holdout',
+      treatment: 'no_size_help',
+    });
+
+    const refused = await admin
+      .POST('/v1/stores/{store_id}/sessions', { params: inStore, body: { product_id: product.id, shopper_ref: holdout } })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SizeFitProblem);
+    expect(refused).toMatchObject({ status: 409, code: 'experiment_holdout' });
+    await expect(
+      admin.POST('/v1/stores/{store_id}/sessions', { params: inStore, body: { product_id: product.id, shopper_ref: helped } }),
+    ).resolves.toMatchObject({ state: 'started' });
+    await expect(admin.assign(storeId, { shopper_ref: holdout, product_id: storeId })).rejects.toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ field: 'product_id' })],
+    });
+  });
 });

@@ -231,6 +231,33 @@ describe('createSizeFitClient: lists and batches', () => {
   });
 });
 
+describe('createSizeFitClient: assignments', () => {
+  it('asks for the shopper’s arm on a product page and gives the typed treatment', async () => {
+    const answer = { experiment_id: STORE, arm: 'holdout', treatment: 'no_size_help' };
+    const service = scripted(json(200, answer));
+    const { sizeFit } = client(service.fetch);
+    const assignment = await sizeFit.assign(STORE, { shopper_ref: 'cust_8f3a2c', product_id: STORE });
+    expect(assignment).toEqual(answer);
+    const [sent] = service.sent;
+    expect(sent?.method).toBe('POST');
+    expect(sent?.url.pathname).toBe(`/v1/stores/${STORE}/assignments`);
+    expect(sent?.body).toEqual({ shopper_ref: 'cust_8f3a2c', product_id: STORE });
+    expect(sent?.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('throws a refusal as a SizeFitProblem, and retries a 503 like any call', async () => {
+    const errors = [{ field: 'product_id', code: 'not_found', message: 'product_id names no product of this store' }];
+    const service = scripted(problem(503, 'unavailable'), problem(400, 'validation_failed', { errors }));
+    const { sizeFit, waits } = client(service.fetch);
+    await expect(sizeFit.assign(STORE, { shopper_ref: 'cust_1', product_id: STORE })).rejects.toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors,
+    });
+    expect(waits.map((wait) => wait.reason)).toEqual([503]);
+  });
+});
+
 // Compiled by `npm run typecheck`, never run: the generated paths type every call.
 export async function typedCalls(): Promise<void> {
   const { sizeFit } = client(globalThis.fetch);
@@ -247,4 +274,11 @@ export async function typedCalls(): Promise<void> {
   void session.recommendation.size_label;
   const state: 'started' | 'recommended' | 'completed' = session.state;
   void state;
+  // @ts-expect-error: an assignment names the shopper
+  await sizeFit.assign(STORE, { product_id: STORE });
+  const { treatment, arm } = await sizeFit.assign(STORE, { shopper_ref: 'cust_1', product_id: STORE });
+  const shown: 'size_help' | 'no_size_help' | 'chart_only' = treatment;
+  // @ts-expect-error: the arm is null outside an experiment
+  void arm.length;
+  void shown;
 }

@@ -13,7 +13,8 @@
  * - Network errors, 429 (after `Retry-After`) and 503 are retried; every POST carries an `Idempotency-Key`, the same
  *   on each retry of one call (`retrying-fetch.ts`).
  * - `list(path, init)` walks a cursor-paginated list; `sendEvents(storeId, events)` sends any number of events
- *   through the batch route, 500 at a time.
+ *   through the batch route, 500 at a time; `assign(storeId, { shopper_ref, product_id })` gives the shopper's arm
+ *   for a product page.
  * - `raw` is the openapi-fetch client itself ({ data, error, response }), for the status or headers of an answer.
  *
  * The key is a server-side secret: this client belongs in a backend, never in a browser or an app.
@@ -33,6 +34,10 @@ export type ProblemCode = ProblemDetails['code'];
 export type ProblemFieldError = Schemas['ProblemFieldError'];
 export type EventRequest = Schemas['EventRequest'];
 export type EventResult = Schemas['EventResultResponse'];
+export type AssignmentRequest = Schemas['AssignmentRequest'];
+export type Assignment = Schemas['AssignmentResponse'];
+/** What the product page offers: `size_help`, `no_size_help` (a holdout: no size help entry point), `chart_only`. */
+export type Treatment = Assignment['treatment'];
 
 /** The batch route's limit. */
 export const MAX_EVENTS_PER_BATCH = 500;
@@ -186,6 +191,13 @@ export interface SizeFitClient {
    * event, in order: `status` 201 (stored now), 200 (stored before: a retry), 400 or 409 with its `error`.
    */
   sendEvents(storeId: string, events: readonly EventRequest[]): Promise<EventResult[]>;
+  /**
+   * The shopper's arm for the product page being shown (`POST /v1/stores/{store_id}/assignments`); the first call
+   * records her exposure to the experiment running on the product. `treatment` says what to show: no size help entry
+   * point for `no_size_help`, the widget otherwise. Outside any running experiment: `size_help`, with
+   * `experiment_id` and `arm` null.
+   */
+  assign(storeId: string, request: AssignmentRequest): Promise<Assignment>;
   /** The openapi-fetch client underneath (same retries and headers), answering `{ data, error, response }`. */
   readonly raw: Client<paths>;
 }
@@ -242,6 +254,9 @@ export function createSizeFitClient(options: SizeFitClientOptions): SizeFitClien
     return results;
   }
 
+  const assign = (storeId: string, request: AssignmentRequest): Promise<Assignment> =>
+    POST('/v1/stores/{store_id}/assignments', { params: { path: { store_id: storeId } }, body: request });
+
   return {
     GET,
     POST,
@@ -249,6 +264,7 @@ export function createSizeFitClient(options: SizeFitClientOptions): SizeFitClien
     DELETE: call('delete'),
     list: list as SizeFitClient['list'],
     sendEvents,
+    assign,
     raw,
   };
 }

@@ -4,8 +4,10 @@
  * only ever talks to this server.
  *
  * For the browser (JSON in, JSON out; the widget in kit/widget calls these, the storefront's cart the last one):
- *   POST /fit/views                     { product } → 204, a `fit_viewed` event (the widget sends it once per page view)
- *   POST /fit/sessions                  { product: "<platform product id>" } → 201 { session_id, questions, sizes }
+ *   POST /fit/views                     { product } → 200 { size_help }, the widget's question before it shows itself
+ *                                       (once per page view): the shopper's arm, and a `fit_viewed` event when shown
+ *   POST /fit/sessions                  { product: "<platform product id>" } → 201 { session_id, questions, sizes },
+ *                                       or 200 { size_help: false } for a shopper in an experiment's holdout
  *   POST /fit/sessions/:id/answers      { answers: { height: { value, unit }, … } } → 200 { session_id, recommendation }
  *   POST /fit/sessions/:id/decision     { size_label } → 200 { session_id, decision, variant_id, cart_property }
  *   POST /fit/cart-events               { type: "add_to_cart" | "checkout_started", product, variant, cart_property }
@@ -21,14 +23,21 @@
  * per call, in a body of at most 2 KB, with an `external_id` this server derives from the call's Idempotency-Key
  * and line, so that a retried call is stored once.
  *
+ * Experiments: the shopper is named by the platform's customer id (`shopperOf`), sent as `shopper_ref` when the page
+ * asks for her arm, when her session starts, and with her purchases. A holdout shopper (`no_size_help`) is told
+ * `size_help: false` and the widget hides itself; a session the service refuses as `experiment_holdout` (her arm not
+ * asked for, or not answered) is answered the same, never as an error. A visitor the platform does not name gets size
+ * help outside any experiment.
+ *
  * For the platform:
  *   POST /webhooks/orders   (X-Shop-Topic, X-Shop-Hmac-Sha256 over the raw body) → 200 { events: [...] }
  * The signature is checked in constant time before anything else (401 otherwise); the order's lines become purchase,
  * return_requested and size_exchange events whose `source` and `external_id` come from the platform's ids, so a
- * webhook delivered twice is stored once. When Size-Fit cannot be reached the answer is 503, and the platform
- * delivers the webhook again later. A line of a product without size help is skipped; a line whose variant has no
- * Size-Fit variant with its id (even after the product's map is read again) is logged, counted, and answered 503
- * after the order's other lines are sent, so that the platform delivers it again once the catalog is fixed.
+ * webhook delivered twice is stored once; a purchase names the order's customer as `shopper_ref`. When Size-Fit
+ * cannot be reached the answer is 503, and the platform delivers the webhook again later. A line of a product without
+ * size help is skipped; a line whose variant has no Size-Fit variant with its id (even after the product's map is read
+ * again) is logged, counted, and answered 503 after the order's other lines are sent, so that the platform delivers it
+ * again once the catalog is fixed.
  *
  * For the merchant:
  *   GET /status   (Authorization: Bearer <statusToken>) → 200 { started_at, unmapped_lines: { since_start, recent } }
@@ -38,7 +47,7 @@ import { randomUUID } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import { createSizeFitClient, type EventRequest, type FetchFunction, type SizeFitClient, SizeFitProblem } from '../client/size-fit.js';
 import { CatalogMap } from './catalog-map.js';
-import { type StorefrontOptions, storefront } from '../example-storefront/storefront.js';
+import { customerOf, type StorefrontOptions, storefront } from '../example-storefront/storefront.js';
 import { alternativesFit } from './alternatives-fit.js';
 import { derivedId, sameToken, sign, verify, verifyWebhook } from './signing.js';
 import { isTopic, type LineOutcome, lineOutcomes, SESSION_PROPERTY, type Topic, WebhookPayloadError } from './webhooks.js';
@@ -63,6 +72,13 @@ export interface BackendConfig {
   readonly storefront?: StorefrontOptions;
   /** The bearer token of `GET /status`; without it that route is not served. */
   readonly statusToken?: string;
+  /**
+   * The shopper a browser's request comes from, as the platform names her: her customer id (pseudonymous, never an
+   * email or a name), the one the order webhooks give as `customer.id`, so that her arm, her sessions and her
+   * purchases name one shopper. Null when the platform does not know her: she is then in no experiment. Default: the
+   * example storefront's customer (its signed `sf_customer` cookie), which plays the platform here.
+   */
+  readonly shopperOf?: (request: Request) => string | null;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -97,6 +113,12 @@ export function createBackend(config: BackendConfig): express.Express {
     fetch: config.sizeFit.fetch,
   });
   const catalog = new CatalogMap(sizeFit, storeId);
+  const shopperOf = config.shopperOf ?? ((request: Request) => customerOf(request, config.cookieSecret));
+  /** The shopper's id as the service takes it, or null (none, or not one it would take). */
+  const shopperRef = (request: Request): string | null => {
+    const shopper = shopperOf(request);
+    return shopper !== null && shopper.length > 0 && shopper.length <= 200 ? shopper : null;
+  };
   const inStore = { store_id: storeId };
   const startedAt = new Date().toISOString();
   let unmappedSinceStart = 0;
@@ -144,10 +166,23 @@ export function createBackend(config: BackendConfig): express.Express {
     return found;
   };
 
-  // The widget was shown on a product page: counted once per page view, with its own id (the browser sends none).
+  // The widget asks before it shows itself on a product page, once per page view: the page is where an experiment
+  // exposes the shopper, and a holdout gets no size help entry point (nor a `fit_viewed`, since nothing is shown).
+  // Should her arm not come, size help is shown: the service still refuses a holdout's session.
   fit.post('/views', async (request: Request, response: Response) => {
     const found = await productOf(request, response);
     if (found === null) return;
+    const shopper = shopperRef(request);
+    if (shopper !== null) {
+      const treatment = await sizeFit.assign(storeId, { shopper_ref: shopper, product_id: found.id }).then(
+        (assignment) => assignment.treatment,
+        (error: unknown) => {
+          log('arm not read, size help shown', { error: error instanceof Error ? error.message : String(error) });
+          return 'size_help' as const;
+        },
+      );
+      if (treatment === 'no_size_help') return void response.json({ size_help: false });
+    }
     const [result] = await sizeFit.sendEvents(storeId, [
       {
         source,
@@ -158,13 +193,24 @@ export function createBackend(config: BackendConfig): express.Express {
       },
     ]);
     if (result !== undefined && result.status >= 400) log('event refused', { type: 'fit_viewed', code: result.error?.code });
-    response.status(204).end();
+    response.json({ size_help: true });
   });
 
   fit.post('/sessions', async (request: Request, response: Response) => {
     const found = await productOf(request, response);
     if (found === null) return;
-    const session = await sizeFit.POST('/v1/stores/{store_id}/sessions', { params: { path: inStore }, body: { product_id: found.id } });
+    const shopper = shopperRef(request);
+    const session = await sizeFit
+      .POST('/v1/stores/{store_id}/sessions', {
+        params: { path: inStore },
+        body: { product_id: found.id, shopper_ref: shopper ?? undefined },
+      })
+      .catch((error: unknown) => {
+        if (error instanceof SizeFitProblem && error.code === 'experiment_holdout') return null;
+        throw error;
+      });
+    // A holdout shopper whose page showed size help all the same: the widget hides itself, as her page should have.
+    if (session === null) return void response.json({ size_help: false });
     const sessions = [...ownSessions(request), session.id].slice(-SESSIONS_PER_BROWSER);
     response.setHeader(
       'Set-Cookie',
@@ -346,6 +392,8 @@ export function createBackend(config: BackendConfig): express.Express {
         product_id: product.id,
         variant_id: variantId,
         session_id: sessionOf(outcome.sessionToken),
+        // The order's customer, as her arm was asked for: an experiment counts her purchases, the holdout's too.
+        ...(outcome.type === 'purchase' && outcome.customerId !== null ? { shopper_ref: outcome.customerId } : {}),
         order_id: outcome.orderId,
         line_item_id: outcome.lineItemId,
         quantity: outcome.quantity,

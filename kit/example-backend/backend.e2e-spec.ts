@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createSizeFitClient, secretOf, type SizeFitClient } from '../client/size-fit.js';
 import { useService } from '../testing/service.js';
 import { createBackend } from './app.js';
+import { sign } from './signing.js';
 
 const WEBHOOK_SECRET = randomBytes(32).toString('base64');
 const SECRET_KEY = /sf[ko]_[0-9A-Za-z]{46}/;
@@ -15,15 +16,18 @@ describe('the example integrator backend (kit/example-backend) against the real 
     await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
   });
 
-  /** Its own merchant, store, store-bound key and catalog (a tee whose platform ids are gid-2001…), and the backend. */
-  async function setUp() {
+  /**
+   * Its own merchant, store, store-bound key and catalog (a tee whose platform ids are gid-2001…), and the backend;
+   * `scopes` of the backend's key, the catalog, fit and events scopes unless given.
+   */
+  async function setUp(scopes: Array<'catalog' | 'fit' | 'events'> = ['catalog', 'fit', 'events']) {
     const client = (apiKey: string) => createSizeFitClient({ baseUrl: service.baseUrl, apiKey, fetch: service.fetch });
     const created = await client(service.operatorKey).POST('/v1/merchants', { body: { name: 'Backend shop' } });
     const admin = client(secretOf(created.api_key));
     const store = await admin.POST('/v1/stores', { body: { name: 'Backend store' } });
     const inStore = { path: { store_id: store.id } };
     const key = await admin.POST('/v1/api-keys', {
-      body: { name: 'shop backend', store_id: store.id, scopes: ['catalog', 'fit', 'events'] },
+      body: { name: 'shop backend', store_id: store.id, scopes },
     });
     const type = await admin.POST('/v1/stores/{store_id}/product-types', {
       params: inStore,
@@ -53,10 +57,11 @@ describe('the example integrator backend (kit/example-backend) against the real 
 
     const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
     const statusToken = randomBytes(24).toString('base64url');
+    const cookieSecret = randomBytes(32).toString('base64');
     const backend = createBackend({
       sizeFit: { baseUrl: service.baseUrl, apiKey: secretOf(key), storeId: store.id, fetch: service.fetch },
       webhookSecret: WEBHOOK_SECRET,
-      cookieSecret: randomBytes(32).toString('base64'),
+      cookieSecret,
       secureCookies: false,
       statusToken,
       log: (message, fields) => logs.push({ message, fields }),
@@ -67,12 +72,16 @@ describe('the example integrator backend (kit/example-backend) against the real 
     servers.push(server);
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the backend is not listening on a port');
-    return { admin, storeId: store.id, productId: product.id, url: `http://127.0.0.1:${address.port}`, logs, statusToken };
+    return { admin, storeId: store.id, productId: product.id, url: `http://127.0.0.1:${address.port}`, logs, statusToken, cookieSecret };
   }
 
-  /** A shopper's browser: keeps the cookies the backend sets; every answer is checked for a leaked key. */
-  function browser(url: string) {
+  /**
+   * A shopper's browser: keeps the cookies the backend sets; every answer is checked for a leaked key. With
+   * `customer`, the platform knows her by that id (the example storefront's signed cookie, which plays the platform).
+   */
+  function browser(url: string, customer?: { id: string; cookieSecret: string }) {
     const jar = new Map<string, string>();
+    if (customer) jar.set('sf_customer', sign(customer.cookieSecret, customer.id));
     const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
       const response = await fetch(`${url}${path}`, {
         method: 'POST',
@@ -123,9 +132,10 @@ describe('the example integrator backend (kit/example-backend) against the real 
     return { status: response.status, body: JSON.parse(await response.text()) };
   }
 
-  const paidOrder = (orderId: string, size: string, cartProperty?: { name: string; value: string }) => ({
+  const paidOrder = (orderId: string, size: string, cartProperty?: { name: string; value: string }, customer?: { id: string } | null) => ({
     id: orderId,
     processed_at: new Date().toISOString(),
+    ...(customer === undefined ? {} : { customer }),
     line_items: [
       { id: '1', product_id: 'gid-2001', variant_id: `gid-2001-${size}`, quantity: 1, properties: cartProperty ? [cartProperty] : [] },
       { id: '2', product_id: 'gid-9999', variant_id: 'gid-9999-1', quantity: 2, properties: [] },
@@ -173,7 +183,7 @@ describe('the example integrator backend (kit/example-backend) against the real 
   it('serves the widget: a page view recorded, the sizes with the platform variants, the other sizes’ fit, the variant chosen', async () => {
     const { url, admin, storeId } = await setUp();
     const shopper = browser(url);
-    expect((await shopper.post('/fit/views', { product: 'gid-2001' })).status).toBe(204);
+    expect(await shopper.post('/fit/views', { product: 'gid-2001' })).toMatchObject({ status: 200, body: { size_help: true } });
     expect((await shopper.post('/fit/views', { product: 'gid-unknown' })).status).toBe(404);
     const viewed = [];
     for await (const event of admin.list('/v1/stores/{store_id}/events', {
@@ -485,5 +495,95 @@ describe('the example integrator backend (kit/example-backend) against the real 
       ['2', otherId, null],
     ]);
     expect((await status(`Bearer ${statusToken}`)).body.unmapped_lines.since_start).toBe(1);
+  });
+
+  /** A running experiment on the tee, half of its shoppers held out; a shopper of each arm, by the platform's id. */
+  async function experiment(admin: SizeFitClient, storeId: string, productId: string) {
+    const inStore = { path: { store_id: storeId } };
+    const draft = await admin.POST('/v1/stores/{store_id}/experiments', {
+      params: inStore,
+      body: {
+        name: 'Does size help cut size returns?',
+        arms: [
+          { name: 'size help', share: 0.5, treatment: 'size_help' },
+          { name: 'holdout', share: 0.5, treatment: 'no_size_help' },
+        ],
+        product_ids: [productId],
+        primary_metric: 'size_return_rate',
+        minimum_effect: 0.03,
+      },
+    });
+    const started = await admin.POST('/v1/stores/{store_id}/experiments/{id}/start', {
+      params: { path: { ...inStore.path, id: draft.id } },
+    });
+    // Asked with the admin key, as a test may: each customer's arm is fixed by her id, whoever asks.
+    const arms = new Map<string, string>();
+    for (let i = 1; arms.size < 2 && i < 100; i++) {
+      const { treatment } = await admin.assign(storeId, { shopper_ref: `7310${i}`, product_id: productId });
+      if (!arms.has(treatment)) arms.set(treatment, `7310${i}`);
+    }
+    return { id: started.id, holdout: arms.get('no_size_help') ?? '', helped: arms.get('size_help') ?? '' };
+  }
+
+  it('asks the service for the shopper’s arm on the product page: no size help for a holdout, never as an error', async () => {
+    const { url, admin, storeId, productId, cookieSecret, logs } = await setUp();
+    const { holdout, helped } = await experiment(admin, storeId, productId);
+    const viewed = async () => {
+      const found = [];
+      for await (const event of admin.list('/v1/stores/{store_id}/events', {
+        params: { path: { store_id: storeId }, query: { type: 'fit_viewed' } },
+      }))
+        found.push(event);
+      return found.length;
+    };
+
+    const held = browser(url, { id: holdout, cookieSecret });
+    expect(await held.post('/fit/views', { product: 'gid-2001' })).toEqual({ status: 200, body: { size_help: false }, setCookie: [] });
+    expect(await viewed()).toBe(0); // nothing was shown
+    // Her page showed the widget all the same (a cached page, an arm not read): her session is refused by the service,
+    // and she is told no size help, as from the page; no session joins her cookie.
+    expect(await held.post('/fit/sessions', { product: 'gid-2001' })).toEqual({ status: 200, body: { size_help: false }, setCookie: [] });
+
+    const shown = browser(url, { id: helped, cookieSecret });
+    expect(await shown.post('/fit/views', { product: 'gid-2001' })).toMatchObject({ status: 200, body: { size_help: true } });
+    expect(await viewed()).toBe(1);
+    const started = await shown.post('/fit/sessions', { product: 'gid-2001' });
+    expect(started).toMatchObject({ status: 201, body: { session_id: expect.any(String) } });
+    // A visitor the platform does not name is in no experiment: size help as usual.
+    const anonymous = browser(url);
+    expect(await anonymous.post('/fit/views', { product: 'gid-2001' })).toMatchObject({ status: 200, body: { size_help: true } });
+    expect((await anonymous.post('/fit/sessions', { product: 'gid-2001' })).status).toBe(201);
+    expect(logs.map((entry) => entry.message)).not.toContain('size-fit refused a shopper request');
+  });
+
+  it('names the order’s customer on its purchases, so that the holdout’s purchases count in her arm', async () => {
+    const { url, admin, storeId, productId } = await setUp();
+    const { id, holdout, helped } = await experiment(admin, storeId, productId);
+    const { decided, size } = await shopperDecides(url);
+
+    const held = paidOrder('8001', 'M', undefined, { id: holdout });
+    expect((await deliver(url, 'orders/paid', held)).body.events[0]).toEqual({ external_id: 'purchase:8001:1', status: 201 });
+    expect((await deliver(url, 'orders/paid', paidOrder('8002', size, decided.body.cart_property, { id: helped }))).status).toBe(200);
+    expect((await deliver(url, 'orders/paid', paidOrder('8003', 'S', undefined, null))).status).toBe(200); // a guest's order
+    // The redelivery is the same event, the customer included.
+    expect((await deliver(url, 'orders/paid', held)).body.events[0]).toEqual({ external_id: 'purchase:8001:1', status: 200 });
+    expect((await deliver(url, 'orders/paid', { ...paidOrder('8004', 'M'), customer: { id: {} } })).status).toBe(400);
+
+    const results = await admin.GET('/v1/stores/{store_id}/experiments/{id}/results', { params: { path: { store_id: storeId, id } } });
+    expect(results.arms.map((arm) => [arm.name, arm.purchasing_units, arm.purchased_lines])).toEqual([
+      ['size help', 1, 1],
+      ['holdout', 1, 1],
+    ]);
+  });
+
+  it('shows size help when the service does not give the shopper’s arm, and says why in its log', async () => {
+    const { url, admin, storeId, productId, cookieSecret, logs } = await setUp(['catalog', 'events']);
+    const { holdout } = await experiment(admin, storeId, productId);
+    const held = browser(url, { id: holdout, cookieSecret });
+    expect(await held.post('/fit/views', { product: 'gid-2001' })).toMatchObject({ status: 200, body: { size_help: true } });
+    expect(logs).toContainEqual({
+      message: 'arm not read, size help shown',
+      fields: { error: expect.stringContaining('insufficient_scope') },
+    });
   });
 });

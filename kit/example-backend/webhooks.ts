@@ -3,7 +3,7 @@
  * Shopify; ids as strings):
  *
  *   X-Shop-Topic: orders/paid
- *   { "id": "1001", "processed_at": "…", "line_items": [
+ *   { "id": "1001", "processed_at": "…", "customer": { "id": "7310" }, "line_items": [
  *       { "id": "1", "product_id": "gid-1001", "variant_id": "gid-1001-M", "quantity": 1,
  *         "properties": [{ "name": "_size_fit_session", "value": "<the token the decision answered>" }] } ] }
  *
@@ -16,6 +16,8 @@
  *   { "id": "X3", "order_id": "1001", "created_at": "…", "exchange_line_items": [
  *       { "id": "XL1", "quantity": 1, "reason": "SIZE_TOO_LARGE",
  *         "line_item": { "id": "1", "product_id": "gid-1001", "variant_id": "gid-1001-M" } } ] }
+ *
+ * `customer` is absent or null for an order of a customer the platform does not name.
  *
  * Every field of an event comes from the webhook itself (ids, timestamps), never from the clock: a redelivery
  * builds the very same events, whose `external_id` is derived from the platform's ids, so the service answers it 200
@@ -44,6 +46,8 @@ export interface LineOutcome {
   readonly reason: 'size' | 'other' | null;
   /** Purchases: the `_size_fit_session` cart property, as the storefront set it (not yet verified). */
   readonly sessionToken: string | null;
+  /** Purchases: the order's customer (the platform's id), when it names one. */
+  readonly customerId: string | null;
 }
 
 export const SESSION_PROPERTY = '_size_fit_session';
@@ -57,6 +61,8 @@ export function lineOutcomes(topic: Topic, payload: unknown): LineOutcome[] {
     case 'orders/paid': {
       const orderId = id(body.id, 'id');
       const occurredAt = timestamp(body.processed_at, 'processed_at');
+      const customerId =
+        body.customer === undefined || body.customer === null ? null : id(record(body.customer, 'customer').id, 'customer.id');
       return list(body.line_items, 'line_items').map((item, index) => {
         const line = record(item, `line_items[${index}]`);
         const lineItemId = id(line.id, `line_items[${index}].id`);
@@ -71,6 +77,7 @@ export function lineOutcomes(topic: Topic, payload: unknown): LineOutcome[] {
           occurredAt,
           reason: null,
           sessionToken: sessionProperty(line.properties),
+          customerId,
         };
       });
     }
@@ -108,6 +115,7 @@ function followUps(
       // The platform's reasons SIZE_TOO_SMALL and SIZE_TOO_LARGE are about size; any other is not.
       reason: typeof reason === 'string' && reason.startsWith('SIZE_') ? 'size' : 'other',
       sessionToken: null,
+      customerId: null,
     };
   });
 }

@@ -6,6 +6,11 @@
  * backend's `POST /fit/cart-events` of each line added to the cart (`add_to_cart`) and, before the order is placed,
  * of each line checked out (`checkout_started`), with the line's cart property.
  *
+ * As a platform does, it knows each browser as a customer (a pseudonymous id in its signed `sf_customer` cookie) and
+ * names her in the order (`customer.id`); the backend takes the same id as the shopper whose arm it asks for on the
+ * product page (`customerOf`), so that an experiment finds her purchases. A holdout shopper's product page has no size
+ * help button: the widget asks the backend before showing itself.
+ *
  *   GET  /products/:id?lang=de      the product page (`lang`: en, de, fr, es; the widget follows the page's `lang`)
  *   GET  /size-fit/widget.js        the widget's script (kit/widget, bundled at start)
  *   POST /cart/lines                { product, variant, properties } → 201 { count }   (the page's add-to-cart)
@@ -45,10 +50,19 @@ interface CartLine {
 }
 
 const CART_COOKIE = 'sf_cart';
+const CUSTOMER_COOKIE = 'sf_customer';
+/** As a platform keeps its customer: a visitor stays the same shopper across an experiment's weeks. */
+const CUSTOMER_MAX_AGE = 365 * 24 * 3600;
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const here = dirname(fileURLToPath(import.meta.url));
 const ASSETS = here.includes('/dist/') ? resolve(here, '../../../kit/example-storefront/assets') : resolve(here, 'assets');
+
+/** The customer a browser's request comes from, as this stand-in platform names her, or null when it does not. */
+export function customerOf(request: Request, cookieSecret: string): string | null {
+  const token = parseCookie(request.headers.cookie ?? '')[CUSTOMER_COOKIE];
+  return token === undefined ? null : verify(cookieSecret, token);
+}
 
 export function storefront(options: StorefrontOptions, secrets: Secrets): Router {
   const router = express.Router();
@@ -77,7 +91,7 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
     const existing = token === undefined ? null : verify(secrets.cookieSecret, token);
     if (existing !== null) return existing;
     const id = randomUUID();
-    response.setHeader(
+    response.append(
       'Set-Cookie',
       stringifySetCookie({
         name: CART_COOKIE,
@@ -86,6 +100,26 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
         secure: secrets.secureCookies,
         sameSite: 'strict',
         path: '/',
+      }),
+    );
+    return id;
+  };
+  /** The browser's customer, named on her first page. */
+  const customer = (request: Request, response: Response): string => {
+    const existing = customerOf(request, secrets.cookieSecret);
+    if (existing !== null) return existing;
+    const id = `cust_${randomUUID()}`;
+    response.append(
+      'Set-Cookie',
+      stringifySetCookie({
+        name: CUSTOMER_COOKIE,
+        value: sign(secrets.cookieSecret, id),
+        httpOnly: true,
+        secure: secrets.secureCookies,
+        // Lax, not Strict: a shopper arriving from another site's link is still the same customer, in the same arm.
+        sameSite: 'lax',
+        path: '/',
+        maxAge: CUSTOMER_MAX_AGE,
       }),
     );
     return id;
@@ -110,6 +144,7 @@ export function storefront(options: StorefrontOptions, secrets: Secrets): Router
         .status(404)
         .type('html')
         .send(page(lang, words.notFound, `<h1>${words.notFound}</h1>`, words, 0, request));
+    customer(request, response);
     const count = linesOf(request, response).length;
     const others = products
       .filter((p) => p !== product)
@@ -168,9 +203,11 @@ ${product.description ? `<p>${esc(product.description)}</p>` : ''}
     if (lines.length === 0) return void response.redirect(303, `/cart${langQuery(request)}`);
     orders += 1;
     const orderId = `${Date.now()}${orders}`;
+    const customerId = customerOf(request, secrets.cookieSecret);
     const order = {
       id: orderId,
       processed_at: new Date().toISOString(),
+      customer: customerId === null ? null : { id: customerId },
       line_items: lines.map((line, index) => ({
         id: String(index + 1),
         product_id: line.product.id,

@@ -15,6 +15,7 @@ describe('the integrator journey (kit/examples/journey.ts) against the real serv
       log: (line) => lines.push(line),
     });
 
+    expect(result.assignment).toEqual({ experiment_id: null, arm: null, treatment: 'size_help' });
     expect(result.decision).toMatchObject({ size_label: result.recommendation.size_label, outcome: 'accepted' });
     expect(result.purchase).toMatchObject({ type: 'purchase', session_id: result.sessionId, order_id: '1001' });
     expect(result.resentStatus).toBe(200);

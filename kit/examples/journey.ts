@@ -1,6 +1,6 @@
 /**
  * The README's integrator journey, typed end to end by the generated client: a merchant, its store and keys, a
- * catalog, a shopper's fit session, the purchase, and the metrics that link them. Strict TypeScript, no casts.
+ * catalog, a shopper's arm on the product page, her fit session, the purchase, and the metrics that link them. Strict TypeScript, no casts.
  *
  *   SIZE_FIT_URL=http://127.0.0.1:3000 SIZE_FIT_ADMIN_KEY=sfk_… npm run kit:journey
  *
@@ -30,6 +30,8 @@ export interface JourneyResult {
   readonly merchantId: string;
   readonly storeId: string;
   readonly productId: string;
+  /** The shopper's arm on the product page: size help, outside any experiment. */
+  readonly assignment: Schemas['AssignmentResponse'];
   readonly sessionId: string;
   readonly recommendation: Schemas['RecommendationResponse'];
   readonly decision: Schemas['DecisionResponse'];
@@ -119,8 +121,18 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   }
   log(`product ${product.id}: ${variants.map((variant) => variant.size_label).join(' ')}`);
 
-  // 6. The shopper's fit session: start, answers (→ a recommendation and its confidence), decision.
-  const session = await backend.POST('/v1/stores/{store_id}/sessions', { params: inStore, body: { product_id: product.id } });
+  // 6. The product page is shown: the shopper's arm, by your pseudonymous id for her (the first call exposes her to a
+  // running experiment). `no_size_help` would mean no size help entry point at all; outside any experiment, size help.
+  const shopperRef = 'cust_8f3a2c';
+  const assignment = await backend.assign(store.id, { shopper_ref: shopperRef, product_id: product.id });
+  log(`product page: ${assignment.treatment}`);
+
+  // 7. The shopper's fit session, naming her as the page did: start, answers (→ a recommendation and its
+  // confidence), decision.
+  const session = await backend.POST('/v1/stores/{store_id}/sessions', {
+    params: inStore,
+    body: { product_id: product.id, shopper_ref: shopperRef },
+  });
   const onSession = { path: { store_id: store.id, id: session.id } };
   const answered = await backend.POST('/v1/stores/{store_id}/sessions/{id}/answers', {
     params: onSession,
@@ -137,7 +149,8 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   if (decision === null) throw new Error('decided session without a decision');
   log(`decision ${decision.size_label}: ${decision.outcome}`);
 
-  // 7. The purchase, with the session that helped. Its source + external_id make it safe to send again.
+  // 8. The purchase, with the session that helped and the shopper, so that an experiment counts it in her arm. Its
+  // source + external_id make it safe to send again.
   const bought = variants.find((variant) => variant.size_label === decision.size_label);
   if (bought === undefined) throw new Error(`no variant in size ${decision.size_label}`);
   const event: Schemas['EventRequest'] = {
@@ -147,6 +160,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     product_id: product.id,
     variant_id: bought.id,
     session_id: session.id,
+    shopper_ref: shopperRef,
     order_id: '1001',
     line_item_id: '1',
     quantity: 1,
@@ -157,7 +171,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   if (resent === undefined) throw new Error('the batch answered no result');
   log(`purchase ${purchase.id}; sent again: ${resent.status}`);
 
-  // 8. The cohort metrics of the last 30 days, with the counts each rate divides.
+  // 9. The cohort metrics of the last 30 days, with the counts each rate divides.
   const metrics = await reporting.GET('/v1/stores/{store_id}/metrics', { params: inStore });
   log(`metrics: ${JSON.stringify(metrics.rates)}`);
 
@@ -165,6 +179,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     merchantId,
     storeId: store.id,
     productId: product.id,
+    assignment,
     sessionId: session.id,
     recommendation,
     decision,

@@ -17,6 +17,7 @@ import {
 } from '../../test/support/browser.js';
 import { createSizeFitClient, secretOf, type SizeFitClient } from '../client/size-fit.js';
 import { createBackend } from '../example-backend/app.js';
+import { sign } from '../example-backend/signing.js';
 import { seedCatalog, storeProducts } from '../example-storefront/catalog.js';
 import { useService } from '../testing/service.js';
 import { buildWidget } from './build.js';
@@ -24,7 +25,8 @@ import { buildWidget } from './build.js';
 /**
  * The shopper's widget in Chromium, on the example storefront served by the example backend, against the real
  * service: the whole flow from the product page to the purchase in the store's metrics, field errors, keyboard only,
- * a phone's width, each language, an outage, and what the page receives. axe-core checks every step.
+ * a phone's width, each language, an outage, what the page receives, and a shopper held out of an experiment. axe-core
+ * checks every step.
  *
  * SAVE_SCREENSHOTS=1 keeps screenshots in docs/screenshots/widget (`npm run widget:screenshots`).
  */
@@ -584,6 +586,126 @@ suite('the shopper’s size widget in Chromium, on the example storefront', () =
     await shot(page, '03c-answer-odds-en');
     await context.close();
   }, 60_000);
+
+  it('hides itself entirely from a shopper held out of an experiment, and stays as it is for the others', async () => {
+    // A store of its own, so that no other test's shopper falls in the holdout.
+    const experimentStore = (await admin.POST('/v1/stores', { body: { name: 'Experiment store' } })).id;
+    const inStore = { path: { store_id: experimentStore } };
+    await seedCatalog(admin, experimentStore);
+    const tee = (await admin.GET('/v1/stores/{store_id}/products', { params: { ...inStore, query: { external_id: 'gid-1001' } } })).data[0];
+    if (tee === undefined) throw new Error('the tee was not created');
+    const draft = await admin.POST('/v1/stores/{store_id}/experiments', {
+      params: inStore,
+      body: {
+        name: 'Does size help cut size returns?',
+        arms: [
+          { name: 'size help', share: 0.5, treatment: 'size_help' },
+          { name: 'holdout', share: 0.5, treatment: 'no_size_help' },
+        ],
+        product_ids: [tee.id],
+        primary_metric: 'size_return_rate',
+        minimum_effect: 0.03,
+      },
+    });
+    await admin.POST('/v1/stores/{store_id}/experiments/{id}/start', { params: { path: { ...inStore.path, id: draft.id } } });
+    // Each customer's arm is fixed by her id: one of each, found as any caller would.
+    const customers = new Map<string, string>();
+    for (let i = 1; customers.size < 2 && i < 100; i++) {
+      const { treatment } = await admin.assign(experimentStore, { shopper_ref: `cust_${i}`, product_id: tee.id });
+      if (!customers.has(treatment)) customers.set(treatment, `cust_${i}`);
+    }
+    const key = await admin.POST('/v1/api-keys', {
+      body: { name: 'shop backend', store_id: experimentStore, scopes: ['catalog', 'fit', 'events'] },
+    });
+    const cookieSecret = randomBytes(32).toString('base64');
+    const experimentShop = await listen(
+      createBackend({
+        sizeFit: { baseUrl: service.baseUrl, apiKey: secretOf(key), storeId: experimentStore, fetch: service.fetch },
+        webhookSecret: randomBytes(32).toString('base64'),
+        cookieSecret,
+        secureCookies: false,
+        storefront: { widgetScript },
+      }),
+    );
+    /** A browser the stand-in platform knows as this customer (as its own cookie would after her first visit). */
+    const asCustomer = async (customer: string) => {
+      const context = await newContext(browser);
+      await context.addCookies([{ name: 'sf_customer', value: sign(cookieSecret, customer), url: experimentShop }]);
+      return context;
+    };
+    const fitViewed = async () => {
+      const found = [];
+      for await (const event of admin.list('/v1/stores/{store_id}/events', { params: { ...inStore, query: { type: 'fit_viewed' } } }))
+        found.push(event);
+      return found.length;
+    };
+    const hidden = (page: Page) =>
+      page.evaluate<{ display: string; children: number }>(
+        `(() => { const w = document.querySelector('size-fit-button'); return { display: getComputedStyle(w).display, children: w.shadowRoot.childElementCount }; })()`,
+      );
+
+    const held = await asCustomer(customers.get('no_size_help') ?? '');
+    const page = await held.newPage();
+    const watched = watch(page);
+    const asked = page.waitForResponse((r) => r.url().endsWith('/fit/views'));
+    await page.goto(`${experimentShop}/products/gid-1001`);
+    expect(await (await asked).json()).toEqual({ size_help: false });
+    await until(page, `document.querySelector('size-fit-button').shadowRoot.childElementCount === 0`);
+    expect(await hidden(page)).toEqual({ display: 'none', children: 0 });
+    await expect(page.getByRole('button', { name: 'Find my size' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('status').allInnerTexts()).resolves.toEqual(['']); // the page's own cart status only
+    await axe(page, 'product page, holdout');
+    await shot(page, '13-product-page-holdout-en');
+    // The keyboard goes from the page's size picker to its add-to-cart, as on a page without the widget.
+    const focused = () =>
+      page.evaluate<string>(`document.activeElement.id || document.activeElement.className || document.activeElement.tagName`);
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    expect(order.slice(0, 4)).toEqual(['brand', 'A', 'size', 'buy']);
+    expect(order).not.toContain('SIZE-FIT-BUTTON');
+    await page.locator('#size').selectOption('gid-1001-M');
+    await page.locator('.buy').focus();
+    await page.keyboard.press('Enter');
+    await until(page, `document.getElementById('cart-count').textContent === '1'`);
+    // Her order names her, so that the experiment counts the holdout's purchase.
+    await page.getByRole('link', { name: /Cart/ }).click();
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor();
+    const results = await admin.GET('/v1/stores/{store_id}/experiments/{id}/results', {
+      params: { path: { ...inStore.path, id: draft.id } },
+    });
+    expect(results.arms.find((arm) => arm.name === 'holdout')).toMatchObject({ purchasing_units: 1, purchased_lines: 1 });
+    expect(await fitViewed()).toBe(0);
+    expect(watched.problems).toEqual([]);
+
+    // Her page as a cache kept it, saying size help: the service refuses her session, and the widget goes away
+    // without a word of error.
+    const cached = await held.newPage();
+    await cached.route('**/fit/views', (route) => route.fulfill({ json: { size_help: true } }));
+    await cached.goto(`${experimentShop}/products/gid-1001`);
+    const refused = cached.waitForResponse((r) => r.url().endsWith('/fit/sessions'));
+    await widget(cached).getByRole('button', { name: 'Find my size' }).click();
+    expect(await (await refused).json()).toEqual({ size_help: false });
+    await until(cached, `document.querySelector('size-fit-button').shadowRoot.childElementCount === 0`);
+    expect(await hidden(cached)).toEqual({ display: 'none', children: 0 });
+    await expect(cached.getByRole('dialog').count()).resolves.toBe(0);
+    await expect(cached.getByRole('alert').count()).resolves.toBe(0);
+    await axe(cached, 'session refused, holdout');
+    await held.close();
+
+    // A shopper of the other arm: the widget as it always is, her page view counted.
+    const helped = await asCustomer(customers.get('size_help') ?? '');
+    const shown = await helped.newPage();
+    await shown.goto(`${experimentShop}/products/gid-1001`);
+    await widget(shown).getByRole('button', { name: 'Find my size' }).click();
+    await dialog(shown).locator('#q-height').waitFor();
+    await axe(shown, 'questions, size help arm');
+    expect(await fitViewed()).toBe(1);
+    await helped.close();
+  }, 90_000);
 
   it('bundles into at most 25 KB gzipped', () => {
     expect(gzipSync(widgetScript).length).toBeLessThanOrEqual(25 * 1024);

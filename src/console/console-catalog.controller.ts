@@ -10,7 +10,6 @@ import { ProductTypesService } from '../catalog/product-types.service.js';
 import { ProductsService } from '../catalog/products.service.js';
 import { SizeChartsService } from '../catalog/size-charts.service.js';
 import { isId } from '../common/http/ids.js';
-import type { Page } from '../common/http/pagination.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
 import { ZONES } from '../sizing/types.js';
@@ -29,6 +28,7 @@ import {
 } from './catalog/chart-form.js';
 import { LABEL_SYSTEMS, type LabelSystem, templateById } from './catalog/size-chart-templates.js';
 import { ConsolePageFilter } from './console-page.filter.js';
+import { everyPage } from './every-page.js';
 import { CurrentPage, formText, PageSender } from './console-pages.js';
 import {
   chartPage,
@@ -436,19 +436,6 @@ export class ConsoleCatalogController {
       return undefined;
     }
   }
-}
-
-/** Every item of a paged list (a store's charts and types are few). */
-async function everyPage<T extends { id: string }>(read: (after?: string) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  let after: string | undefined;
-  for (let guard = 0; guard < 50; guard++) {
-    const page = await read(after);
-    items.push(...page.data);
-    if (!page.next_cursor) break;
-    after = page.next_cursor;
-  }
-  return items;
 }
 
 /** The product type form as sent: its text kept, the weights read as numbers (one that is not is refused on its field). */

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { ExperimentsModule } from '../experiments/experiments.module.js';
 import { ConsoleAccountsModule } from '../console-accounts/console-accounts.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -10,6 +11,7 @@ import { StoresModule } from '../stores/stores.module.js';
 import { ConsoleAccountsController } from './console-accounts.controller.js';
 import { ConsoleAssetsController, ConsoleNotFoundController } from './console-assets.controller.js';
 import { ConsoleCatalogController } from './console-catalog.controller.js';
+import { ConsoleExperimentsController } from './console-experiments.controller.js';
 import { ConsoleStatusController } from './console-status.controller.js';
 import { RecentRefusals } from './status/recent-refusals.js';
 import { consoleAssets } from './console-assets.js';
@@ -34,12 +36,14 @@ import { PlatformService } from './platform.service.js';
     FitModule,
     CatalogModule,
     EventsModule,
+    ExperimentsModule,
   ],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [
     ConsoleAccountsController,
     ConsoleStoresController,
     ConsoleCatalogController,
+    ConsoleExperimentsController,
     ConsoleStatusController,
     PlatformController,
     ConsoleAssetsController,

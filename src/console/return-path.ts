@@ -54,6 +54,11 @@ const NOT_RETURNED_TO = ['/console/login', '/console/signup', '/console/logout',
 /** Each form's action → the page that shows the form. */
 const FORM_PAGES: ReadonlyArray<readonly [RegExp, (match: RegExpExecArray) => string]> = [
   [/^\/console\/stores\/([0-9a-f-]{36})\/(?:keys|platform)(?:\/.*)?$/, (match) => `/console/stores/${match[1]}`],
+  [/^\/console\/stores\/([0-9a-f-]{36})\/experiments$/, (match) => `/console/stores/${match[1]}/experiments`],
+  [
+    /^\/console\/stores\/([0-9a-f-]{36})\/experiments\/([0-9a-f-]{36})\/(?:start|stop|delete)$/,
+    (match) => `/console/stores/${match[1]}/experiments/${match[2]}`,
+  ],
   [/^\/console\/access\/[^/]+\/remove$/, () => '/console/access'],
   [/^\/console\/password$/, () => '/console/password'],
 ];

@@ -17,6 +17,6 @@ import { ResultsService } from './results.service.js';
   imports: [TypeOrmModule.forFeature(EXPERIMENTS_ENTITIES), StoresModule, LearningModule],
   controllers: [ExperimentsController],
   providers: [ExperimentsService, ExperimentsRepository, ResultsService, ResultsRepository],
-  exports: [ExperimentsService],
+  exports: [ExperimentsService, ResultsService],
 })
 export class ExperimentsModule {}

@@ -25,7 +25,8 @@ const CAVEATS = [
 ];
 
 const round = (value: number, digits = 4) => Number(value.toFixed(digits));
-const points = (rate: number) => (rate * 100).toFixed(1);
+/** A rate as points, with a true minus sign. */
+const points = (rate: number) => (rate * 100).toFixed(1).replace('-', '−');
 
 /** An experiment's results: its arms' rates, each arm against the control, the sample-ratio check, in plain words. */
 @Injectable()
@@ -128,6 +129,7 @@ function liftResponse(lift: Lift | null, reached: boolean): LiftResponse | null 
   if (lift === null) return null;
   return {
     estimate: round(lift.estimate, 5),
+    standard_error: round(lift.standardError, 6),
     always_valid: { low: round(lift.alwaysValid.low, 5), high: round(lift.alwaysValid.high, 5) },
     always_valid_p: round(lift.alwaysValidP, 6),
     fixed_horizon: reached ? { low: round(lift.fixedHorizon.low, 5), high: round(lift.fixedHorizon.high, 5) } : null,

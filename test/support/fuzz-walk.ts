@@ -170,6 +170,7 @@ export function useFuzzWalk() {
     if (name === 'account_id') return side.consoleAccountId;
     if (name === 'chart_id') return side.shop.sizeChartId;
     if (name === 'type_id') return side.shop.productTypeId;
+    if (name === 'experiment_id') return side.experimentId;
     if (name === 'shopper_ref') return 'cust-fuzzed';
     if (name === 'code') return 'validation_failed';
     if (name === 'name') return 'console.css';

@@ -17,6 +17,15 @@ export interface Started {
   readonly sizes: readonly Size[];
 }
 
+/** The backend's word that this shopper gets no size help (an experiment's holdout): the widget hides itself. */
+export interface NoSizeHelp {
+  readonly size_help: false;
+}
+
+export function isNoSizeHelp(answer: unknown): answer is NoSizeHelp {
+  return typeof answer === 'object' && answer !== null && 'size_help' in answer && answer.size_help === false;
+}
+
 export interface Alternative {
   readonly size_label: string;
   readonly confidence: number;
@@ -65,15 +74,22 @@ export class BackendError extends Error {
   }
 }
 
+/** The button waits for the page view's answer this long at most, then shows. */
+const VIEW_TIMEOUT_MS = 5_000;
+
 export class Backend {
   constructor(private readonly base: string) {}
 
-  viewed(product: string): void {
-    // The page works the same whether this is counted or not.
-    void this.post('/views', { product }).catch(() => undefined);
+  /**
+   * Whether to show size help on this product page (the backend counts the view when it is shown). Any failure shows
+   * it: the service still refuses a holdout's session, and the page's own size picker works either way.
+   */
+  async view(product: string): Promise<boolean> {
+    const answer = await this.post<unknown>('/views', { product }, VIEW_TIMEOUT_MS).catch(() => null);
+    return !isNoSizeHelp(answer);
   }
 
-  start(product: string): Promise<Started> {
+  start(product: string): Promise<Started | NoSizeHelp> {
     return this.post('/sessions', { product });
   }
 
@@ -85,7 +101,7 @@ export class Backend {
     return this.post(`/sessions/${encodeURIComponent(sessionId)}/decision`, { size_label: sizeLabel });
   }
 
-  private async post<T>(path: string, body: unknown): Promise<T> {
+  private async post<T>(path: string, body: unknown, timeoutMs = 15_000): Promise<T> {
     let response: Response;
     try {
       response = await fetch(`${this.base.replace(/\/$/, '')}${path}`, {
@@ -93,7 +109,7 @@ export class Backend {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
         credentials: 'same-origin',
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch {
       throw new BackendError(0);

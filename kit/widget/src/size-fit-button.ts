@@ -3,8 +3,20 @@
  * with the store's questions for the product, shows the size it suggests and why, and hands the size chosen to the
  * page as a `size-fit-select` event (`detail`: product, size_label, variant_id, cart_property). It talks to the
  * integrator's backend at `endpoint` only, never to Size-Fit itself.
+ *
+ * It shows itself once the backend, asked about the page view, says to: a shopper in an experiment's holdout gets
+ * nothing at all (no button, no dialog, nothing for a screen reader), the page's own size picker being hers.
  */
-import { type Answer, Backend, BackendError, type FieldError, type Question, type Recommendation, type Started } from './api.js';
+import {
+  type Answer,
+  Backend,
+  BackendError,
+  type FieldError,
+  isNoSizeHelp,
+  type Question,
+  type Recommendation,
+  type Started,
+} from './api.js';
 import { format, type Locale, localeOf, type Units } from './i18n.js';
 import { recall, remember } from './memory.js';
 import type { Messages } from './messages/en.js';
@@ -33,8 +45,14 @@ const BRA = {
   },
 };
 
-/** Products whose widget this page view has already counted. */
-const viewed = new Set<string>();
+/** Per product, the backend's answer to this page view: one question per page, whatever the number of widgets. */
+const views = new Map<string, Promise<boolean>>();
+
+/**
+ * Until the backend answers, and for good when it says no size help: `display: none` takes the element and its live
+ * regions out of the page and its accessibility tree; `!important` in the shadow tree outranks the page's own rules.
+ */
+const HIDDEN = ':host { display: none !important; }';
 
 type Child = Node | string | null | undefined | false;
 
@@ -71,6 +89,8 @@ export class SizeFitButton extends HTMLElement {
   private decided = false;
   private recommendation: Recommendation | null = null;
   private values: Record<string, Answer> = {};
+  private readonly hiding = new CSSStyleSheet();
+  private withdrawn = false;
 
   constructor() {
     super();
@@ -94,7 +114,8 @@ export class SizeFitButton extends HTMLElement {
     this.locale = localeOf(this);
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(CSS);
-    this.root.adoptedStyleSheets = [sheet];
+    this.hiding.replaceSync(HIDDEN);
+    this.root.adoptedStyleSheets = [sheet, this.hiding];
 
     this.opener = h(
       'button',
@@ -119,15 +140,31 @@ export class SizeFitButton extends HTMLElement {
     this.outsideLive = h('div', { role: 'status', class: 'sr-only' });
     this.root.append(this.opener, this.dialog, this.outsideLive);
 
-    if (this.product && !viewed.has(this.product)) {
-      viewed.add(this.product);
-      this.backend.viewed(this.product);
+    const product = this.product;
+    let shown = views.get(product);
+    if (shown === undefined) {
+      shown = product ? this.backend.view(product) : Promise.resolve(true);
+      views.set(product, shown);
     }
+    void shown.then((yes) => (yes ? this.reveal() : this.withdraw()));
+  }
+
+  private reveal(): void {
+    if (this.withdrawn) return;
+    this.root.adoptedStyleSheets = this.root.adoptedStyleSheets.filter((sheet) => sheet !== this.hiding);
+  }
+
+  /** No size help for this shopper: hidden for good, and nothing left inside to be read or focused. */
+  private withdraw(): void {
+    this.withdrawn = true;
+    if (!this.root.adoptedStyleSheets.includes(this.hiding)) this.root.adoptedStyleSheets = [...this.root.adoptedStyleSheets, this.hiding];
+    this.dialog?.close();
+    this.root.replaceChildren();
   }
 
   /** Opens the dialog; a decided session is done, so the next opening starts a new one. */
   open(): void {
-    if (!this.dialog || this.dialog.open) return;
+    if (!this.dialog || this.dialog.open || this.withdrawn) return;
     this.dialog.showModal();
     if (this.decided) {
       this.started = null;
@@ -184,7 +221,9 @@ export class SizeFitButton extends HTMLElement {
     this.show(h('p', {}, this.t.loading));
     this.announce(this.t.loading);
     try {
-      this.started = await this.backend.start(this.product);
+      const started = await this.backend.start(this.product);
+      if (isNoSizeHelp(started)) return this.withdraw();
+      this.started = started;
       this.showForm();
     } catch (error) {
       this.showUnavailable(error instanceof BackendError && error.status === 404 ? this.t.no_help : this.t.unavailable);

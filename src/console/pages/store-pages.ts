@@ -111,6 +111,7 @@ export function storePage(context: PageContext, page: StorePage): Html {
   <div class="heading-actions">
     <a class="button" href="/console/stores/${store.id}/metrics">Metrics</a>
     <a class="button" href="/console/stores/${store.id}/product-fit">How products fit</a>
+    <a class="button" href="/console/stores/${store.id}/experiments">Experiments</a>
     <a class="button" href="/console/stores/${store.id}/status">Integration status</a>
   </div>
 </div>

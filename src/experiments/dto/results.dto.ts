@@ -19,6 +19,9 @@ export class LiftResponse {
   @ApiProperty({ example: 0.041, description: 'Treatment minus control (absolute, as a rate), or that over the control (relative).' })
   estimate: number;
 
+  @ApiProperty({ example: 0.0124, description: 'Its standard error: clustered by shopper (the delta method).' })
+  standard_error: number;
+
   @ApiProperty({ type: IntervalResponse, description: '95% always-valid interval: it stays valid however often the results are read.' })
   always_valid: IntervalResponse;
 

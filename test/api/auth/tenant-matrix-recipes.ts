@@ -194,12 +194,12 @@ export const RECIPES: Record<string, Recipe> = {
 
 /** Console pages: the form each POST sends (with the session's CSRF token), and what it consumes. */
 /**
- * A console page's request. `fresh`: a new key, session, chart or type (the path's id) or product (the form's `ids`) for
- * each cell; `{type_id}` and `{chart_id}` in a form value stand for store A1's.
+ * A console page's request. `fresh`: a new key, session, chart, type or experiment (a draft, or one running: the path's
+ * id) or product (the form's `ids`) for each cell; `{type_id}` and `{chart_id}` in a form value stand for store A1's.
  */
 export const CONSOLE_RECIPES: Record<
   string,
-  { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' | 'chart' | 'type' | 'product' }
+  { form?: Record<string, string | string[]>; fresh?: 'key' | 'session' | 'chart' | 'type' | 'product' | 'draft' | 'running' }
 > = {
   'GET /console': {},
   'GET /console/access': {},
@@ -255,6 +255,14 @@ export const CONSOLE_RECIPES: Record<
     form: { title: 'console matrix product', product_type_id: '{type_id}', size_chart_id: '{chart_id}', fit_adjustment: 'true_to_size' },
   },
   'POST /console/stores/{store_id}/products/bulk': { fresh: 'product', form: { fit_adjustment: 'runs_small' } },
+  'GET /console/stores/{store_id}/experiments': {},
+  'POST /console/stores/{store_id}/experiments': {
+    form: { name: 'console matrix experiment', split: 'halves', products: 'all', primary_metric: 'conversion', minimum_effect: '2' },
+  },
+  'GET /console/stores/{store_id}/experiments/{experiment_id}': {},
+  'POST /console/stores/{store_id}/experiments/{experiment_id}/start': { fresh: 'draft' },
+  'POST /console/stores/{store_id}/experiments/{experiment_id}/stop': { fresh: 'running' },
+  'POST /console/stores/{store_id}/experiments/{experiment_id}/delete': { fresh: 'draft' },
 };
 
 /** A name no other resource has, recognisable in any answer (see UNIQUE). */

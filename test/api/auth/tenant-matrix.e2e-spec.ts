@@ -437,6 +437,9 @@ describe('tenant isolation matrix', () => {
             values.type_id = recipe.fresh === 'type' ? await fresh('type', worlds.A1) : worlds.A1.typeId;
           if (route.params.includes('chart_id'))
             values.chart_id = recipe.fresh === 'chart' ? await fresh('chart', worlds.A1) : worlds.A1.chartId;
+          if (route.params.includes('experiment_id'))
+            values.experiment_id =
+              recipe.fresh === 'draft' || recipe.fresh === 'running' ? await fresh(recipe.fresh, worlds.A1) : worlds.A1.experimentId;
           const path = fillPath(route.path, values);
           const form = Object.fromEntries(
             Object.entries(recipe.form ?? {}).map(([name, value]) => [

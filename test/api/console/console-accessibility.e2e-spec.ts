@@ -23,6 +23,7 @@ describe('seller console accessibility', () => {
       (await me.get(`/console/stores/${tenant.storeId}/product-types`)).text,
       (await me.get(`/console/stores/${tenant.storeId}/products`)).text,
       (await me.get(`/console/stores/${tenant.storeId}/status`)).text,
+      (await me.get(`/console/stores/${tenant.storeId}/experiments`)).text,
       (await me.get('/console/access')).text,
       (await me.get('/console/password')).text,
       (await me.get(`/console/stores/${randomUUID()}`)).text,
