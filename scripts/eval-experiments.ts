@@ -51,7 +51,12 @@ function parseOptions(argv: readonly string[]): Options {
 type Interval = { low: number; high: number };
 type Lift = { estimate: number; standard_error: number; always_valid: Interval; fixed_horizon: Interval | null; significant: boolean };
 type Comparison = { metric: string; absolute: Lift | null; adjusted_absolute: Lift | null; variance_reduction: number | null };
-type Results = { units: number; planned_size_reached: boolean; sample_ratio: { mismatch: boolean }; comparisons: Comparison[] };
+type Results = {
+  units: number;
+  planned_size_reached: boolean;
+  sample_ratio: { mismatch: boolean; units: number[]; p_value: number };
+  comparisons: Comparison[];
+};
 type Experiment = { id: string; plan: { units_needed: number } };
 
 const Z = 1.959963984540054;
@@ -124,6 +129,8 @@ interface Run {
   readonly reads: { units: number; conversion: Comparison | undefined; sizeReturn: Comparison | undefined; reached: boolean }[];
   readonly plannedUnits: number;
   readonly srm: boolean;
+  /** The splits the sample-ratio check flagged, read by read. */
+  readonly flagged: { units: number[]; p: number }[];
 }
 
 /**
@@ -173,6 +180,7 @@ async function runExperiment(
 
   const reads: Run['reads'] = [];
   let srm = false;
+  const flagged: Run['flagged'] = [];
   const perDay = Math.ceil(units / options.days);
   for (let day = 0; day * perDay < units; day++) {
     const today = shoppers.slice(day * perDay, (day + 1) * perDay);
@@ -202,6 +210,7 @@ async function runExperiment(
     await send(events);
     const results = await store.api.get<Results>(`${store.path}/experiments/${experiment.id}/results`);
     srm ||= results.sample_ratio.mismatch;
+    if (results.sample_ratio.mismatch) flagged.push({ units: results.sample_ratio.units, p: results.sample_ratio.p_value });
     const find = (metric: string) => results.comparisons.find((c) => c.metric === metric);
     reads.push({
       units: results.units,
@@ -210,7 +219,7 @@ async function runExperiment(
       reached: results.planned_size_reached,
     });
   }
-  return { reads, plannedUnits: experiment.plan.units_needed, srm };
+  return { reads, plannedUnits: experiment.plan.units_needed, srm, flagged };
 }
 
 const excludesZero = (i: Interval) => i.low > 0 || i.high < 0;
@@ -237,7 +246,15 @@ async function main(): Promise<void> {
   const service = await startService();
   const operator = new PatientApi(service.baseUrl, service.operatorKey);
   const tally = {
-    aa: { runs: 0, alwaysValidEver: 0, fixedEver: 0, alwaysValidEverReturns: 0, fixedEverReturns: 0, srm: 0 },
+    aa: {
+      runs: 0,
+      alwaysValidEver: 0,
+      fixedEver: 0,
+      alwaysValidEverReturns: 0,
+      fixedEverReturns: 0,
+      srm: 0,
+      flagged: [] as Run['flagged'][],
+    },
     effects: {
       runs: 0,
       reached: 0,
@@ -301,6 +318,7 @@ async function main(): Promise<void> {
         t.alwaysValidEverReturns++;
       if (ever((r) => r.sizeReturn, fixedOf)) t.fixedEverReturns++;
       if (run.srm) t.srm++;
+      if (run.flagged.length) t.flagged.push(run.flagged);
       if (t.runs % 20 === 0) console.log(`A/A: ${t.runs}/${options.aa} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     });
 
@@ -369,7 +387,8 @@ async function main(): Promise<void> {
     `| always-valid (what verdicts use; at most 5% promised) | ${withError(a.alwaysValidEver, a.runs)} | ${withError(a.alwaysValidEverReturns, a.runs)} |`,
     `| fixed-horizon, read as often | ${withError(a.fixedEver, a.runs)} | ${withError(a.fixedEverReturns, a.runs)} |`,
     '',
-    `Sample-ratio alarms: ${a.runs ? withError(a.srm, a.runs) : 'n/a'} of A/A experiments (0.1% expected).`,
+    `Sample-ratio alarms at any daily read: ${a.runs ? withError(a.srm, a.runs) : 'n/a'} of A/A experiments (0.1% a read ` +
+      `is the check's threshold: up to ${(0.1 * options.days).toFixed(1)}% over ${options.days} reads).`,
     '',
     `**Known effects**: ${e.runs} experiments run to their planned size (${e.plannedUnits} shoppers; conversion ` +
       `${pct(truthControl.conversion)} → ${pct(truthTreated.conversion)}, planned for a 10-point difference; size returns ` +
