@@ -785,7 +785,13 @@ export interface paths {
         delete: operations["ExperimentsController_delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an experiment
+         * @description Only the fields sent change. A draft takes any change and is planned again; a running or stopped experiment only a new name or hypothesis: its arms, products and metrics are what its results are judged by.
+         *
+         *     **Credential:** merchant key: admin; key of that store or unrestricted.
+         */
+        patch: operations["ExperimentsController_update"];
         trace?: never;
     };
     "/v1/stores/{store_id}/experiments/{id}/start": {
@@ -3059,6 +3065,11 @@ export interface components {
             guardrails: ("conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate")[];
             /** @example 0.03 */
             minimum_effect: number;
+            /**
+             * @description The baseline rate given; null: the plan assumes a typical rate for the metric (`plan.baseline_rate`).
+             * @example null
+             */
+            baseline_rate: number | null;
             plan: components["schemas"]["ExperimentPlan"];
             /**
              * Format: date-time
@@ -3080,6 +3091,86 @@ export interface components {
              * @example null
              */
             stopped_at: string | null;
+        };
+        UpdateExperimentRequest: {
+            /** @example Does size help cut size returns of dresses? */
+            name?: string;
+            /**
+             * @description `null` removes it.
+             * @example null
+             */
+            hypothesis?: string | null;
+            /**
+             * @description Drafts only. 2–4 arms with unique names and shares summing to 1. `size_help`: the service as it is; `no_size_help`: a holdout, the size help entry point is not shown; `chart_only`: the stated chart’s answer, without learned fit or the shopper’s history.
+             * @example [
+             *       {
+             *         "name": "size help",
+             *         "share": 0.5,
+             *         "treatment": "size_help"
+             *       },
+             *       {
+             *         "name": "holdout",
+             *         "share": 0.5,
+             *         "treatment": "no_size_help"
+             *       }
+             *     ]
+             */
+            arms?: {
+                /** @example holdout */
+                name: string;
+                /**
+                 * @description Above 0 and below 1.
+                 * @example 0.5
+                 */
+                share: number;
+                /**
+                 * @example no_size_help
+                 * @enum {string}
+                 */
+                treatment: "size_help" | "no_size_help" | "chart_only";
+            }[];
+            /**
+             * @description Drafts only. Left out: the control stays, or the first arm when new arms leave it out.
+             * @example size help
+             */
+            control_arm?: string;
+            /**
+             * @description Drafts only. The products taking part, instead of those chosen before; `null`: all products.
+             * @example [
+             *       "0199a3b8-4b6c-7e29-a5d1-3c7e9b2f6a48"
+             *     ]
+             */
+            product_ids?: string[] | null;
+            /**
+             * @description Drafts only. The product types whose products take part, instead of those chosen before; `null`: all products.
+             * @example [
+             *       "0199a3b7-1c3e-7f05-9d72-4a8b6e0c3f21"
+             *     ]
+             */
+            product_type_ids?: string[] | null;
+            /**
+             * @description Drafts only.
+             * @example size_return_rate
+             * @enum {string}
+             */
+            primary_metric?: "conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate";
+            /**
+             * @description Drafts only.
+             * @example [
+             *       "conversion"
+             *     ]
+             */
+            guardrails?: ("conversion" | "size_return_rate" | "size_exchange_rate" | "kept_rate")[];
+            /**
+             * @description Drafts only.
+             * @example 0.02
+             */
+            minimum_effect?: number;
+            /**
+             * @description Drafts only. `null`: a typical rate for the metric.
+             * @example 0.12
+             */
+            baseline_rate?: number | null;
         };
         SampleRatioResult: {
             /**
@@ -9739,6 +9830,142 @@ export interface operations {
             };
             /** @description The experiment is not in the state this needs (`experiment_state_conflict`). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too many requests from this key or address; see `Retry-After` (`rate_limited`). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (`headers_too_large`). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Something failed inside the service; quote the `request_id` (`internal_error`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The database is unreachable, or too busy to take the request; nothing was written (`unavailable`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ExperimentsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A store of the key’s merchant; a store-bound key may name only its own. */
+                store_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateExperimentRequest"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResponse"];
+                };
+            };
+            /** @description The body is not valid JSON, or not a JSON object (`invalid_json`). A field is missing, unknown or breaks a rule; `errors` lists each one (`validation_failed`). A query parameter is unknown or breaks a rule, the URL is not valid percent-encoded UTF-8, or an API key was sent outside the Authorization header (`validation_failed`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No key, or an unknown, revoked or expired key (`unauthenticated`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The key lacks the scope (`insufficient_scope`) or is bound to another store (`store_forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such store of this merchant (`not_found`). No such experiment in this store (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The headers took over `HEADERS_TIMEOUT_MS`, or the whole request over `REQUEST_TIMEOUT_MS`, to arrive (`request_timeout`). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The experiment is not in the state this needs (`experiment_state_conflict`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is over 64 KiB (`payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as `application/json` (UTF-8) (`unsupported_media_type`). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { ProductTypesService } from '../catalog/product-types.service.js';
 import { isId } from '../common/http/ids.js';
 import { type FieldError, ProblemError } from '../common/problems/problem-error.js';
 import { validateObject } from '../common/validation/validation.pipe.js';
-import { CreateExperimentRequest, type ExperimentResponse } from '../experiments/dto/experiment.dto.js';
+import { CreateExperimentRequest, type ExperimentResponse, UpdateExperimentRequest } from '../experiments/dto/experiment.dto.js';
 import { ExperimentsService } from '../experiments/experiments.service.js';
 import { ResultsService } from '../experiments/results.service.js';
 import { SubmittedForms } from '../idempotency/submitted-forms.js';
@@ -17,8 +17,15 @@ import type { Store } from '../stores/store.entity.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { CurrentPage, formText, PageSender, SignedIn } from './console-pages.js';
 import { everyPage } from './every-page.js';
-import { type ExperimentFormValues, experimentFormValues, experimentRequest, formErrors } from './experiments/experiment-form.js';
-import { experimentPage, experimentsPage, type ListedExperiment, type Refusal } from './pages/experiments-pages.js';
+import {
+  type ExperimentFormValues,
+  experimentFormValues,
+  experimentRequest,
+  experimentUpdate,
+  formErrors,
+  formValuesOf,
+} from './experiments/experiment-form.js';
+import { experimentEditPage, experimentPage, experimentsPage, type ListedExperiment, type Refusal } from './pages/experiments-pages.js';
 import type { PageContext } from './pages/layout.js';
 
 /** How many experiments a page of the list shows. */
@@ -101,10 +108,65 @@ export class ConsoleExperimentsController {
     @Query('created') created: unknown,
     @Query('started') started: unknown,
     @Query('stopped') stopped: unknown,
+    @Query('edited') edited: unknown,
     @Res() response: Response,
   ): Promise<void> {
-    const notice = created === '1' ? 'created' : started === '1' ? 'started' : stopped === '1' ? 'stopped' : undefined;
+    const notice =
+      created === '1' ? 'created' : started === '1' ? 'started' : stopped === '1' ? 'stopped' : edited === '1' ? 'edited' : undefined;
     this.pages.send(response, 200, experimentPage(page, { ...(await this.experimentView(store, id)), notice }));
+  }
+
+  @Get('experiments/:experiment_id/edit')
+  @ConsolePage({ signedIn: true, store: true })
+  async showEdit(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Param('experiment_id') id: string,
+    @Res() response: Response,
+  ): Promise<void> {
+    const experiment = await this.experiments.get(store, id);
+    const types = await this.allTypes(store);
+    this.pages.send(
+      response,
+      200,
+      experimentEditPage(page, { store, experiment, types, form: { values: formValuesOf(experiment), errors: [] } }),
+    );
+  }
+
+  /**
+   * A draft's form sent whole, through the API's update rules; an experiment that has started takes its name and
+   * hypothesis only. A draft's form sent after it started is refused, and its page says why.
+   */
+  @Post('experiments/:experiment_id/edit')
+  @ConsolePage({ signedIn: true, store: true })
+  async edit(
+    @CurrentPage() page: PageContext,
+    @CurrentStore() store: Store,
+    @Param('experiment_id') id: string,
+    @Body() body: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    const experiment = await this.experiments.get(store, id);
+    const values = experimentFormValues(body);
+    // a draft's form sends its design, refused if the draft has started meanwhile; a started one's, its name only
+    const { request, errors: typed } = experimentUpdate(values, formText(body, 'design') === '1');
+    const checked = await validateObject(UpdateExperimentRequest, request);
+    const refuse = async (errors: FieldError[]) => {
+      const types = await this.allTypes(store);
+      this.pages.send(response, 422, experimentEditPage(page, { store, experiment, types, form: { values, errors } }));
+    };
+    if (typed.length || !checked.ok) {
+      await refuse(formErrors(checked.ok ? [] : checked.errors, typed));
+      return;
+    }
+    try {
+      await this.experiments.update(store, id, checked.value);
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'validation_failed') await refuse(formErrors(error.errors ?? []));
+      else await this.explain(page, store, id, response, 'edit', error);
+      return;
+    }
+    this.pages.redirect(response, `/console/stores/${store.id}/experiments/${id}?edited=1`);
   }
 
   @Post('experiments/:experiment_id/start')
@@ -148,10 +210,7 @@ export class ConsoleExperimentsController {
 
   // ———————————————————————————————————————— helpers ————————————————————————————————————————
 
-  /**
-   * Runs a change of state; when the experiment's state or an overlap refuses it, answers its page saying why (409)
-   * and returns false. Anything else (an experiment that is not the store's) goes on to the error page.
-   */
+  /** Runs a change of state; when it is refused, answers the experiment's page saying why and returns false (`explain`). */
   private async act(
     page: PageContext,
     store: Store,
@@ -164,13 +223,28 @@ export class ConsoleExperimentsController {
       await change();
       return true;
     } catch (error) {
-      if (!(error instanceof ProblemError) || !(EXPLAINED as readonly string[]).includes(error.code)) throw error;
-      const code = error.code as Refusal['code'];
-      const running = code === 'experiment_overlap' ? await this.runningExperiments(store) : [];
-      const view = await this.experimentView(store, id);
-      this.pages.send(response, 409, experimentPage(page, { ...view, refusal: { action, code, running } }));
+      await this.explain(page, store, id, response, action, error);
       return false;
     }
+  }
+
+  /**
+   * When the experiment's state or an overlap refused an action, answers its page saying why (409). Anything else (an
+   * experiment that is not the store's) goes on to the error page.
+   */
+  private async explain(
+    page: PageContext,
+    store: Store,
+    id: string,
+    response: Response,
+    action: Refusal['action'],
+    error: unknown,
+  ): Promise<void> {
+    if (!(error instanceof ProblemError) || !(EXPLAINED as readonly string[]).includes(error.code)) throw error;
+    const code = error.code as Refusal['code'];
+    const running = code === 'experiment_overlap' ? await this.runningExperiments(store) : [];
+    const view = await this.experimentView(store, id);
+    this.pages.send(response, 409, experimentPage(page, { ...view, refusal: { action, code, running } }));
   }
 
   private async refuseForm(

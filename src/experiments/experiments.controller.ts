@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Idempotent, RequireScope } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
@@ -6,7 +6,13 @@ import { ApiPage } from '../common/http/api-page.decorator.js';
 import { type Page, PageQuery } from '../common/http/pagination.js';
 import { ApiProblems } from '../common/openapi/api-problems.js';
 import type { Store } from '../stores/store.entity.js';
-import { AssignmentRequest, AssignmentResponse, CreateExperimentRequest, ExperimentResponse } from './dto/experiment.dto.js';
+import {
+  AssignmentRequest,
+  AssignmentResponse,
+  CreateExperimentRequest,
+  ExperimentResponse,
+  UpdateExperimentRequest,
+} from './dto/experiment.dto.js';
 import { ExperimentResultsResponse, IntervalResponse, LiftResponse } from './dto/results.dto.js';
 import { ExperimentsService } from './experiments.service.js';
 import { ResultsService } from './results.service.js';
@@ -50,6 +56,20 @@ export class ExperimentsController {
   @ApiProblems(NO_SUCH_EXPERIMENT)
   get(@CurrentStore() store: Store, @Param('id') id: string): Promise<ExperimentResponse> {
     return this.experiments.get(store, id);
+  }
+
+  @Patch('experiments/:id')
+  @RequireScope('admin', { store: true })
+  @ApiOperation({
+    summary: 'Update an experiment',
+    description:
+      'Only the fields sent change. A draft takes any change and is planned again; a running or stopped experiment only a ' +
+      'new name or hypothesis: its arms, products and metrics are what its results are judged by.',
+  })
+  @ApiOkResponse({ type: ExperimentResponse })
+  @ApiProblems(NO_SUCH_EXPERIMENT, STATE)
+  update(@CurrentStore() store: Store, @Param('id') id: string, @Body() body: UpdateExperimentRequest): Promise<ExperimentResponse> {
+    return this.experiments.update(store, id, body);
   }
 
   @Delete('experiments/:id')

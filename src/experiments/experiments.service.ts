@@ -13,8 +13,10 @@ import {
   type AssignmentRequest,
   type AssignmentResponse,
   type CreateExperimentRequest,
+  DESIGN_FIELDS,
   type ExperimentPlan,
   ExperimentResponse,
+  type UpdateExperimentRequest,
 } from './dto/experiment.dto.js';
 import type { Arm, Experiment, ExperimentState, Metric } from './experiment.entity.js';
 import { ExperimentsRepository } from './experiments.repository.js';
@@ -54,49 +56,20 @@ export class ExperimentsService implements OnModuleInit {
   }
 
   async create(store: Store, request: CreateExperimentRequest): Promise<ExperimentResponse> {
-    const controlArm = request.control_arm ?? request.arms[0].name;
-    const errors: FieldError[] = [];
-    if (!request.arms.some((arm) => arm.name === controlArm)) {
-      errors.push({ field: 'control_arm', code: 'not_an_arm', message: 'control_arm must name one of the arms' });
-    }
-    if (request.product_ids !== undefined && request.product_type_ids !== undefined) {
-      errors.push({ field: 'product_type_ids', code: 'not_with_product_ids', message: 'send product_ids or product_type_ids, not both' });
-    }
-    const baseline = request.baseline_rate ?? TYPICAL_RATE[request.primary_metric];
-    if (effectFrom(baseline, request.minimum_effect) === null) {
-      errors.push({
-        field: 'minimum_effect',
-        code: 'out_of_range',
-        message: `minimum_effect must leave the rate between 0 and 1 in one direction from the baseline rate ${baseline}`,
-      });
-    }
-    if (request.guardrails?.includes(request.primary_metric)) {
-      errors.push({ field: 'guardrails', code: 'primary_metric', message: 'guardrails must not repeat the primary metric' });
-    }
-    if (errors.length) throw ProblemError.validation(errors);
-
+    const design: Design = {
+      arms: request.arms.map(bareArm),
+      control_arm: request.control_arm ?? request.arms[0].name,
+      product_ids: request.product_ids ?? null,
+      product_type_ids: request.product_type_ids ?? null,
+      primary_metric: request.primary_metric,
+      guardrails: request.guardrails ?? [],
+      minimum_effect: request.minimum_effect,
+      baseline_rate: request.baseline_rate ?? null,
+    };
     const now = new Date();
     const id = newId();
     await this.transactions.run(async (manager) => {
-      const missing = [
-        ...(await this.experiments.missingProducts(manager, store, request.product_ids ?? [])).map((at) => ({
-          field: 'product_ids',
-          at,
-        })),
-        ...(await this.experiments.missingProductTypes(manager, store, request.product_type_ids ?? [])).map((at) => ({
-          field: 'product_type_ids',
-          at,
-        })),
-      ];
-      if (missing.length) {
-        throw ProblemError.validation(
-          missing.map(({ field, at }) => ({
-            field,
-            code: 'not_found',
-            message: `${field}[${at}] names nothing of that kind in this store`,
-          })),
-        );
-      }
+      await this.refuseInvalid(manager, store, design);
       await this.experiments.insert(manager, {
         id,
         merchantId: store.merchantId,
@@ -104,21 +77,40 @@ export class ExperimentsService implements OnModuleInit {
         name: request.name,
         hypothesis: request.hypothesis ?? null,
         state: 'draft',
-        arms: request.arms.map(({ name, share, treatment }) => ({ name, share, treatment })),
-        controlArm,
-        productIds: request.product_ids ? unique(request.product_ids) : null,
-        productTypeIds: request.product_type_ids ? unique(request.product_type_ids) : null,
-        primaryMetric: request.primary_metric,
-        guardrails: request.guardrails ?? [],
-        minimumEffect: request.minimum_effect,
-        baselineRate: request.baseline_rate ?? null,
-        plannedUnits: plan(request.arms, controlArm, request.primary_metric, baseline, request.minimum_effect).totalUnits,
+        ...columnsOf(design),
         salt: randomBytes(16),
         createdAt: now,
         updatedAt: now,
         startedAt: null,
         stoppedAt: null,
       });
+    });
+    return this.get(store, id);
+  }
+
+  /**
+   * Only the fields sent change. A draft's design changes and is planned again; once started, only the name and the
+   * hypothesis do (409 `experiment_state_conflict` otherwise): its results are judged by the design it ran with.
+   */
+  async update(store: Store, id: string, request: UpdateExperimentRequest): Promise<ExperimentResponse> {
+    await this.transactions.run(async (manager) => {
+      const experiment = await this.experiments.lock(manager, store, id);
+      const redesigned = DESIGN_FIELDS.filter((field) => request[field] !== undefined);
+      if (redesigned.length && experiment.state !== 'draft') {
+        throw new ProblemError(
+          'experiment_state_conflict',
+          `Only a draft's design can change (${redesigned.join(', ')}); this one is ${experiment.state}, and only its name and hypothesis can`,
+        );
+      }
+      const changes: Partial<Experiment> = {};
+      if (request.name !== undefined) changes.name = request.name;
+      if (request.hypothesis !== undefined) changes.hypothesis = request.hypothesis;
+      if (redesigned.length) {
+        const design = redesign(experiment, request);
+        await this.refuseInvalid(manager, store, design);
+        Object.assign(changes, columnsOf(design));
+      }
+      if (Object.keys(changes).length) await this.experiments.update(manager, experiment.id, { ...changes, updatedAt: new Date() });
     });
     return this.get(store, id);
   }
@@ -205,6 +197,46 @@ export class ExperimentsService implements OnModuleInit {
     return { experimentId: experiment.id, arm };
   }
 
+  /** Every fault of a design in one 400: arms and control, the products' choice, the metrics, the effect against its rate. */
+  private async refuseInvalid(manager: EntityManager, store: Store, design: Design): Promise<void> {
+    const errors: FieldError[] = [];
+    if (!design.arms.some((arm) => arm.name === design.control_arm)) {
+      errors.push({ field: 'control_arm', code: 'not_an_arm', message: 'control_arm must name one of the arms' });
+    }
+    if (design.product_ids !== null && design.product_type_ids !== null) {
+      errors.push({ field: 'product_type_ids', code: 'not_with_product_ids', message: 'send product_ids or product_type_ids, not both' });
+    }
+    for (const field of ['product_ids', 'product_type_ids'] as const) {
+      if (design[field]?.length === 0) {
+        errors.push({ field, code: 'empty', message: `${field} must name at least one; leave both out for all products` });
+      }
+    }
+    const baseline = design.baseline_rate ?? TYPICAL_RATE[design.primary_metric];
+    if (effectFrom(baseline, design.minimum_effect) === null) {
+      errors.push({
+        field: 'minimum_effect',
+        code: 'out_of_range',
+        message: `minimum_effect must leave the rate between 0 and 1 in one direction from the baseline rate ${baseline}`,
+      });
+    }
+    if (design.guardrails.includes(design.primary_metric)) {
+      errors.push({ field: 'guardrails', code: 'primary_metric', message: 'guardrails must not repeat the primary metric' });
+    }
+    if (errors.length) throw ProblemError.validation(errors);
+    const missing = [
+      ...(await this.experiments.missingProducts(manager, store, design.product_ids ?? [])).map((at) => ({ field: 'product_ids', at })),
+      ...(await this.experiments.missingProductTypes(manager, store, design.product_type_ids ?? [])).map((at) => ({
+        field: 'product_type_ids',
+        at,
+      })),
+    ];
+    if (missing.length) {
+      throw ProblemError.validation(
+        missing.map(({ field, at }) => ({ field, code: 'not_found', message: `${field}[${at}] names nothing of that kind in this store` })),
+      );
+    }
+  }
+
   private planOf(experiment: Experiment, dailyUnits: number | null): ExperimentPlan {
     const baseline = experiment.baselineRate ?? TYPICAL_RATE[experiment.primaryMetric];
     const { totalUnits, unitsPerArm } = plan(
@@ -224,6 +256,62 @@ export class ExperimentsService implements OnModuleInit {
   }
 }
 
+/** An experiment's design as the API names it, whole: what a draft is created with, or becomes when changed. */
+interface Design {
+  readonly arms: readonly Arm[];
+  readonly control_arm: string;
+  readonly product_ids: readonly string[] | null;
+  readonly product_type_ids: readonly string[] | null;
+  readonly primary_metric: Metric;
+  readonly guardrails: readonly Metric[];
+  readonly minimum_effect: number;
+  readonly baseline_rate: number | null;
+}
+
+/** An arm as sent, without anything else its object carried. */
+const bareArm = ({ name, share, treatment }: Arm): Arm => ({ name, share, treatment });
+
+/**
+ * A draft's design with the changes sent: the control stays while it names an arm (else the first arm), the products'
+ * choice is replaced whole when either list is sent, and kept guardrails drop a metric that became the primary one.
+ */
+function redesign(experiment: Experiment, request: UpdateExperimentRequest): Design {
+  const arms = request.arms?.map(bareArm) ?? experiment.arms;
+  const rescoped = request.product_ids !== undefined || request.product_type_ids !== undefined;
+  const primary = request.primary_metric ?? experiment.primaryMetric;
+  return {
+    arms,
+    control_arm: request.control_arm ?? (arms.some((arm) => arm.name === experiment.controlArm) ? experiment.controlArm : arms[0].name),
+    product_ids: rescoped ? (request.product_ids ?? null) : experiment.productIds,
+    product_type_ids: rescoped ? (request.product_type_ids ?? null) : experiment.productTypeIds,
+    primary_metric: primary,
+    guardrails: request.guardrails ?? experiment.guardrails.filter((metric) => metric !== primary),
+    minimum_effect: request.minimum_effect ?? experiment.minimumEffect,
+    baseline_rate: request.baseline_rate !== undefined ? request.baseline_rate : experiment.baselineRate,
+  };
+}
+
+/** A valid design as the experiment's columns, with the units its plan needs. */
+function columnsOf(design: Design) {
+  return {
+    arms: design.arms.map(bareArm),
+    controlArm: design.control_arm,
+    productIds: design.product_ids === null ? null : unique(design.product_ids),
+    productTypeIds: design.product_type_ids === null ? null : unique(design.product_type_ids),
+    primaryMetric: design.primary_metric,
+    guardrails: [...design.guardrails],
+    minimumEffect: design.minimum_effect,
+    baselineRate: design.baseline_rate,
+    plannedUnits: plan(
+      design.arms,
+      design.control_arm,
+      design.primary_metric,
+      design.baseline_rate ?? TYPICAL_RATE[design.primary_metric],
+      design.minimum_effect,
+    ).totalUnits,
+  } satisfies Partial<Experiment>;
+}
+
 /** The effect the plan looks for: upwards from the baseline when the rate can go there, else downwards; null if neither. */
 function effectFrom(baseline: number, minimumEffect: number): number | null {
   if (baseline + minimumEffect < 1) return minimumEffect;
@@ -240,7 +328,7 @@ function plan(arms: readonly Arm[], controlArm: string, metric: Metric, baseline
   });
 }
 
-const unique = (ids: readonly string[] | undefined): string[] => [...new Set((ids ?? []).map((id) => id.toLowerCase()))];
+const unique = (ids: readonly string[]): string[] => [...new Set(ids.map((id) => id.toLowerCase()))];
 
 function requireState(experiment: Experiment, state: ExperimentState, message: string): void {
   if (experiment.state !== state) throw new ProblemError('experiment_state_conflict', `${message}; this one is ${experiment.state}`);

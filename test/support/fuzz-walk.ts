@@ -241,6 +241,11 @@ export function useFuzzWalk() {
         ],
       }),
       'POST /v1/stores/{store_id}/experiments': () => experimentOf(s),
+      'PATCH /v1/stores/{store_id}/experiments/{id}': () => ({
+        name: 'Fuzzed experiment, renamed',
+        minimum_effect: 0.04,
+        product_ids: null,
+      }),
       'POST /v1/stores/{store_id}/assignments': () => ({ shopper_ref: 'cust-fuzzed', product_id: s.productId }),
       'POST /v1/stores/{store_id}/order-history': () => ({
         lines: [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { experimentFormValues, experimentRequest, formErrors, NEW_EXPERIMENT } from './experiment-form.js';
+import type { ExperimentResponse } from '../../experiments/dto/experiment.dto.js';
+import { experimentFormValues, experimentRequest, experimentUpdate, formErrors, formValuesOf, NEW_EXPERIMENT } from './experiment-form.js';
 
 describe('the experiment form', () => {
   it('turns a preset, points and percentages into the API’s arms and rates, the holdout compared against', () => {
@@ -76,5 +77,61 @@ describe('the experiment form', () => {
       { field: 'product_type_ids', code: 'not_found', message: 'A chosen product type is no longer in this store: choose again' },
       { field: 'name', code: 'too_long', message: 'Give the experiment a name of up to 200 characters' },
     ]);
+  });
+
+  it('fills the form in with an experiment as it is, so that saving it unchanged sends the same design', () => {
+    const experiment = (arms: ExperimentResponse['arms'], control: string, more: Partial<ExperimentResponse> = {}) =>
+      ({
+        name: 'Returns',
+        hypothesis: null,
+        arms,
+        control_arm: control,
+        product_ids: null,
+        product_type_ids: ['t1'],
+        primary_metric: 'kept_rate',
+        guardrails: ['conversion'],
+        minimum_effect: 0.035,
+        baseline_rate: 0.6,
+        ...more,
+      }) as ExperimentResponse;
+    const custom = experiment(
+      [
+        { name: 'Size help', share: 0.7, treatment: 'size_help' },
+        { name: 'No size help', share: 0.3, treatment: 'no_size_help' },
+      ],
+      'No size help',
+    );
+    const values = formValuesOf(custom);
+    expect(values).toMatchObject({ split: 'custom', shares: { size_help: '70', chart_only: '0', no_size_help: '30' }, products: 'types' });
+    expect(experimentUpdate(values, true)).toEqual({
+      request: {
+        name: 'Returns',
+        hypothesis: null,
+        arms: custom.arms,
+        control_arm: 'No size help',
+        product_ids: null,
+        product_type_ids: ['t1'],
+        primary_metric: 'kept_rate',
+        guardrails: ['conversion'],
+        minimum_effect: 0.035,
+        baseline_rate: 0.6,
+      },
+      errors: [],
+    });
+    // groups the form cannot make (their own names, a control that is not the holdout) are kept: no arms sent
+    const own = experiment(
+      [
+        { name: 'learned', share: 0.5, treatment: 'size_help' },
+        { name: 'chart', share: 0.5, treatment: 'chart_only' },
+      ],
+      'learned',
+      { product_type_ids: null, product_ids: ['p1'] },
+    );
+    const kept = experimentUpdate(formValuesOf(own), true).request;
+    expect(kept).not.toHaveProperty('arms');
+    expect(kept).not.toHaveProperty('control_arm');
+    expect(kept).toMatchObject({ product_ids: ['p1'], product_type_ids: null });
+    // once started: the name and the hypothesis alone
+    expect(experimentUpdate({ ...values, hypothesis: ' fewer ' }, false).request).toEqual({ name: 'Returns', hypothesis: 'fewer' });
   });
 });

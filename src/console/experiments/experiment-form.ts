@@ -23,6 +23,9 @@ export const ARM_NAMES: Readonly<Record<Treatment, string>> = {
 
 type SplitChoice = 'halves' | 'thirds' | 'custom';
 
+/** An edited draft's groups that the form's choices cannot say (made through the API): kept as they are. */
+export const CURRENT_SPLIT = 'current';
+
 /** The splits offered, each a sentence a merchant recognises; `custom` takes the shares typed. */
 export const SPLITS: ReadonlyArray<{ readonly id: SplitChoice; readonly label: string; readonly hint: string }> = [
   { id: 'halves', label: 'Size help against a holdout, half and half', hint: 'half the shoppers see size help, half see none' },
@@ -53,9 +56,11 @@ export interface ExperimentFormValues {
   readonly split: string;
   /** Percentages, for `custom` only. */
   readonly shares: Readonly<Record<Treatment, string>>;
-  /** `all` products, or those of the chosen `types`. */
-  readonly products: 'all' | 'types';
+  /** `all` products, those of the chosen `types`, or (an edited draft's, made through the API) the `listed` ones. */
+  readonly products: 'all' | 'types' | 'listed';
   readonly product_type_ids: readonly string[];
+  /** For `listed` only: the products chosen through the API, kept as they are. */
+  readonly product_ids: readonly string[];
   readonly primary_metric: string;
   readonly guardrails: readonly string[];
   /** In points. */
@@ -72,6 +77,7 @@ export const NEW_EXPERIMENT: ExperimentFormValues = {
   shares: { size_help: '50', chart_only: '0', no_size_help: '50' },
   products: 'all',
   product_type_ids: [],
+  product_ids: [],
   primary_metric: 'size_return_rate',
   guardrails: ['conversion'],
   minimum_effect: '2',
@@ -105,12 +111,71 @@ export function experimentFormValues(body: Record<string, unknown>): ExperimentF
       chart_only: text(body, 'share_chart_only').trim(),
       no_size_help: text(body, 'share_no_size_help').trim(),
     },
-    products: text(body, 'products') === 'types' ? 'types' : 'all',
+    products: text(body, 'products') === 'types' ? 'types' : text(body, 'products') === 'listed' ? 'listed' : 'all',
     product_type_ids: texts(body, 'product_type_ids'),
+    product_ids: texts(body, 'product_ids'),
     primary_metric: text(body, 'primary_metric'),
     guardrails: texts(body, 'guardrails'),
     minimum_effect: text(body, 'minimum_effect').trim(),
     baseline_rate: text(body, 'baseline_rate').trim(),
+  };
+}
+
+/** The form filled in with an experiment as it is, to edit it: its groups as the choice that makes them, if one does. */
+export function formValuesOf(experiment: ExperimentResponse): ExperimentFormValues {
+  const percentOf = (treatment: Treatment) => {
+    const arm = experiment.arms.find((a) => a.treatment === treatment);
+    return arm ? Number((arm.share * 100).toFixed(2)).toString() : '0';
+  };
+  return {
+    name: experiment.name,
+    hypothesis: experiment.hypothesis ?? '',
+    split: splitOf(experiment),
+    shares: { size_help: percentOf('size_help'), chart_only: percentOf('chart_only'), no_size_help: percentOf('no_size_help') },
+    products: experiment.product_type_ids !== null ? 'types' : experiment.product_ids !== null ? 'listed' : 'all',
+    product_type_ids: experiment.product_type_ids ?? [],
+    product_ids: experiment.product_ids ?? [],
+    primary_metric: experiment.primary_metric,
+    guardrails: experiment.guardrails,
+    minimum_effect: Number((experiment.minimum_effect * 100).toFixed(2)).toString(),
+    baseline_rate: experiment.baseline_rate === null ? '' : Number((experiment.baseline_rate * 100).toFixed(2)).toString(),
+  };
+}
+
+/** The split choice that gives these groups (names, treatments, shares and control as the form makes them), else `current`. */
+function splitOf(experiment: ExperimentResponse): string {
+  const { arms } = experiment;
+  const treatments = new Set(arms.map((arm) => arm.treatment));
+  const control = (arms.find((arm) => arm.treatment === 'no_size_help') ?? arms[0]).name;
+  if (treatments.size !== arms.length || control !== experiment.control_arm || arms.some((arm) => arm.name !== ARM_NAMES[arm.treatment])) {
+    return CURRENT_SPLIT;
+  }
+  const same = (preset: readonly Arm[]) =>
+    preset.length === arms.length && preset.every((p, i) => p.treatment === arms[i].treatment && Math.abs(p.share - arms[i].share) < 1e-6);
+  if (same(PRESETS.halves)) return 'halves';
+  if (same(PRESETS.thirds)) return 'thirds';
+  // the form orders custom groups as TREATMENT_CHOICES does
+  const ordered = TREATMENT_CHOICES.filter((treatment) => treatments.has(treatment));
+  return ordered.every((treatment, i) => arms[i].treatment === treatment) ? 'custom' : CURRENT_SPLIT;
+}
+
+/**
+ * The form as the API's update request: everything the form shows, sent whole (an emptied field is a removed one).
+ * An experiment that has started takes its name and hypothesis only, as the API says.
+ */
+export function experimentUpdate(values: ExperimentFormValues, draft: boolean): { request: Record<string, unknown>; errors: FieldError[] } {
+  const named = { name: values.name.trim(), hypothesis: values.hypothesis.trim() === '' ? null : values.hypothesis.trim() };
+  if (!draft) return { request: named, errors: [] };
+  const { request, errors } = experimentRequest(values);
+  return {
+    request: {
+      ...request,
+      ...named,
+      product_ids: values.products === 'listed' ? (request.product_ids ?? null) : null,
+      product_type_ids: request.product_type_ids ?? null,
+      baseline_rate: request.baseline_rate ?? null,
+    },
+    errors,
   };
 }
 
@@ -149,7 +214,7 @@ export function experimentRequest(values: ExperimentFormValues): { request: Reco
   const request: Record<string, unknown> = { name: values.name.trim() };
   if (values.hypothesis.trim() !== '') request.hypothesis = values.hypothesis.trim();
 
-  const arms = armsOf(values, errors);
+  const arms = values.split === CURRENT_SPLIT ? null : armsOf(values, errors);
   if (arms) {
     request.arms = arms;
     // the holdout when there is one: each comparison then says what size help changes
@@ -159,7 +224,7 @@ export function experimentRequest(values: ExperimentFormValues): { request: Reco
   if (values.products === 'types') {
     if (values.product_type_ids.length === 0) errors.push({ field: 'product_type_ids', code: 'required', message: MESSAGES.types });
     else request.product_type_ids = [...new Set(values.product_type_ids)];
-  }
+  } else if (values.products === 'listed') request.product_ids = [...new Set(values.product_ids)];
 
   request.primary_metric = values.primary_metric;
   // the metric it is judged by is watched anyway: ticking it again is not a mistake worth a refusal

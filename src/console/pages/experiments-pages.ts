@@ -5,6 +5,7 @@ import type { ComparisonResult, ExperimentResultsResponse, LiftResponse } from '
 import type { Store } from '../../stores/store.entity.js';
 import {
   ARM_NAMES,
+  CURRENT_SPLIT,
   type ExperimentFormValues,
   FORM_FIELDS,
   type Metric,
@@ -174,23 +175,63 @@ function experimentsTable(store: Store, listed: readonly ListedExperiment[]): Ht
 }
 
 function createForm(context: PageContext, store: Store, page: ExperimentsPage): Html {
-  const values = page.form?.values ?? NEW_EXPERIMENT;
-  const errors = page.form?.errors ?? [];
-  const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<section class="card" id="new-experiment">
   <h2>Create an experiment</h2>
-  ${errorSummary(errors, FORM_FIELDS)}
-  <form method="post" action="/console/stores/${store.id}/experiments" class="stack" id="experiment-form">
-    ${csrfField(context)}<input type="hidden" name="form_id" value="${page.formId}">
+  ${experimentForm(context, {
+    action: `/console/stores/${store.id}/experiments`,
+    formId: page.formId,
+    values: page.form?.values ?? NEW_EXPERIMENT,
+    errors: page.form?.errors ?? [],
+    types: page.types,
+    design: true,
+    submit: 'Create draft',
+  })}
+</section>`;
+}
+
+/** The experiment form, to create a draft or edit one; an experiment that has started shows its name and hypothesis only. */
+interface ExperimentForm {
+  readonly action: string;
+  /** To create: a new id for each rendering, so that sending it twice creates one draft. */
+  readonly formId?: string;
+  readonly values: ExperimentFormValues;
+  readonly errors: readonly FieldError[];
+  readonly types: readonly ProductTypeResponse[];
+  readonly design: boolean;
+  readonly submit: string;
+  /** An edited draft's groups, said when the form's choices cannot make them (`current`). */
+  readonly arms?: ExperimentResponse['arms'];
+}
+
+function experimentForm(context: PageContext, form: ExperimentForm): Html {
+  const { values, errors } = form;
+  return html`${errorSummary(errors, FORM_FIELDS)}
+  <form method="post" action="${form.action}" class="stack" id="experiment-form">
+    ${csrfField(context)}${form.formId ? html`<input type="hidden" name="form_id" value="${form.formId}">` : ''}
     <label for="experiment-name">Name</label>
     <input id="experiment-name" name="name" required maxlength="200" placeholder="Does size help cut size returns?" value="${values.name}"${invalidAttributes(errors, 'name')}>
     ${fieldError(errors, 'name')}
     <label for="experiment-hypothesis">What you expect <span class="muted">(optional)</span></label>
     <textarea id="experiment-hypothesis" name="hypothesis" rows="2" maxlength="2000" placeholder="Shoppers shown size help return fewer items for their size."${invalidAttributes(errors, 'hypothesis')}>${values.hypothesis}</textarea>
     ${fieldError(errors, 'hypothesis')}
+    ${form.design ? designFields(form) : ''}
+    <button type="submit" class="primary">${form.submit}</button>
+  </form>`;
+}
 
+/** The fields of a draft's design: groups, products, metrics, the difference worth detecting. */
+function designFields(form: ExperimentForm): Html {
+  const { values, errors } = form;
+  const checked = (on: boolean) => (on ? html` checked` : '');
+  return html`<input type="hidden" name="design" value="1">
     <fieldset id="split"${invalidAttributes(errors, 'split')}>
       <legend>Groups of shoppers</legend>
+      ${
+        values.split === CURRENT_SPLIT && form.arms
+          ? html`<label class="check"><input type="radio" id="split-current" name="split" value="${CURRENT_SPLIT}" checked>
+        <span>As they are <span class="muted">(${form.arms.map((arm, i) => html`${i ? ', ' : ''}${armShare(arm)}`)})</span></span></label>`
+          : ''
+      }
       ${SPLITS.map(
         (
           split,
@@ -209,11 +250,17 @@ function createForm(context: PageContext, store: Store, page: ExperimentsPage): 
     <fieldset id="products"${invalidAttributes(errors, 'product_type_ids')}>
       <legend>Products taking part</legend>
       <label class="check"><input type="radio" id="products-all" name="products" value="all"${checked(values.products === 'all')}> <span>All products</span></label>
+      ${
+        values.products === 'listed'
+          ? html`<label class="check"><input type="radio" id="products-listed" name="products" value="listed" checked> <span>The ${plural(values.product_ids.length, 'product')} chosen through the API</span></label>
+      ${values.product_ids.map((id) => html`<input type="hidden" name="product_ids" value="${id}">`)}`
+          : ''
+      }
       <label class="check"><input type="radio" id="products-types" name="products" value="types"${checked(values.products === 'types')}> <span>Products of the types ticked below</span></label>
       ${
-        page.types.length === 0
+        form.types.length === 0
           ? html`<p class="muted small" data-empty="types">This store has no product types yet.</p>`
-          : html`<div class="type-choices">${page.types.map(
+          : html`<div class="type-choices">${form.types.map(
               (type) =>
                 html`<label class="check"><input type="checkbox" id="product-type-${type.id}" name="product_type_ids" value="${type.id}"${checked(values.product_type_ids.includes(type.id))}> <span>${type.name}</span></label>`,
             )}</div>`
@@ -250,16 +297,14 @@ function createForm(context: PageContext, store: Store, page: ExperimentsPage): 
     <input id="baseline-rate" name="baseline_rate" inputmode="decimal" size="6" value="${values.baseline_rate}"${invalidAttributes(errors, 'baseline_rate', { hint: true })}>
     ${fieldHint('baseline_rate', 'Left empty, a typical rate: 12 % of items returned for size, 5 % of shoppers buying, 4 % exchanged, 60 % kept.')}
     ${fieldError(errors, 'baseline_rate')}
-    <button type="submit" class="primary">Create draft</button>
-  </form>
-</section>`;
+`;
 }
 
 // ———————————————————————————————————————— one experiment ————————————————————————————————————————
 
 /** What refused a start, a stop or a deletion, for the page to say why. */
 export interface Refusal {
-  readonly action: 'start' | 'stop' | 'delete';
+  readonly action: 'start' | 'stop' | 'delete' | 'edit';
   readonly code: 'experiment_overlap' | 'experiment_state_conflict';
   /** For an overlap: the store's running experiments, one of which holds some of the products. */
   readonly running: readonly ExperimentResponse[];
@@ -271,7 +316,7 @@ interface ExperimentPage {
   /** Null for a draft: nothing is counted before it starts. */
   readonly results: ExperimentResultsResponse | null;
   readonly types: readonly ProductTypeResponse[];
-  readonly notice?: 'created' | 'started' | 'stopped';
+  readonly notice?: 'created' | 'started' | 'stopped' | 'edited';
   readonly refusal?: Refusal;
 }
 
@@ -292,8 +337,53 @@ ${page.notice ? noticeOf(page.notice) : ''}
 ${page.refusal ? refusalOf(store, experiment, page.refusal) : ''}
 ${experiment.hypothesis ? html`<p class="hypothesis"><strong>What you expect:</strong> ${experiment.hypothesis}</p>` : ''}
 ${results ? resultsSections(experiment, results) : draftSection(context, store, experiment)}
-${setupSection(experiment, page.types)}
+${setupSection(store, experiment, page.types)}
 ${experiment.state === 'running' ? stopSection(context, store, experiment) : ''}`,
+  );
+}
+
+interface ExperimentEditPage {
+  readonly store: Store;
+  readonly experiment: ExperimentResponse;
+  readonly types: readonly ProductTypeResponse[];
+  readonly form: { readonly values: ExperimentFormValues; readonly errors: readonly FieldError[] };
+}
+
+/** A draft's form filled in as it is; an experiment that has started, its name and hypothesis only. */
+export function experimentEditPage(context: PageContext, page: ExperimentEditPage): Html {
+  const { store, experiment, form } = page;
+  const base = `/console/stores/${store.id}/experiments`;
+  const draft = experiment.state === 'draft';
+  return layout(
+    context,
+    {
+      title: `${experiment.name}: edit`,
+      invalid: form.errors.length > 0,
+      breadcrumbs: [
+        ...experimentsCrumbs(store),
+        { label: 'Experiments', href: base },
+        { label: experiment.name, href: `${base}/${experiment.id}` },
+        { label: 'Edit' },
+      ],
+    },
+    html`<h1>Edit “${experiment.name}”</h1>
+<p class="muted">${
+      draft
+        ? 'A draft can change in every way; its plan is made again when you save. Once it starts, only its name and what you expect can.'
+        : 'It has started, so its groups, products and what it is judged by stay as they are: only its name and what you expect can change.'
+    }</p>
+<section class="card" id="edit-experiment">
+  ${experimentForm(context, {
+    action: `${base}/${experiment.id}/edit`,
+    values: form.values,
+    errors: form.errors,
+    types: page.types,
+    design: draft,
+    submit: draft ? 'Save the draft' : 'Save',
+    arms: experiment.arms,
+  })}
+  <p><a href="${base}/${experiment.id}">Back to the experiment without saving</a></p>
+</section>`,
   );
 }
 
@@ -302,6 +392,7 @@ function noticeOf(notice: NonNullable<ExperimentPage['notice']>): Html {
     created: 'The draft is created. Check what it needs below, then start it.',
     started: 'The experiment is running: shoppers shown its products are now split between its groups.',
     stopped: 'The experiment is stopped: every shopper gets size help as usual again. Its results stay here.',
+    edited: 'The changes are saved.',
   }[notice];
   return html`<p class="notice" role="status" data-status="${notice}">${words}</p>`;
 }
@@ -324,6 +415,7 @@ function refusalOf(store: Store, experiment: ExperimentResponse, refusal: Refusa
       start: state === 'running' ? 'It is running already.' : 'A stopped experiment does not start again: create a new one instead.',
       stop: state === 'draft' ? 'It has not started, so there is nothing to stop.' : 'It is stopped already.',
       delete: 'Only a draft can be deleted: an experiment that ran keeps its results. Stop it instead if it is running.',
+      edit: 'It started before the changes were saved, so its groups, products and results stay as they were: only its name and what you expect can change now.',
     }[refusal.action];
     words = html`${why}`;
   }
@@ -368,6 +460,7 @@ function draftSection(context: PageContext, store: Store, experiment: Experiment
     <form method="post" action="${base}/start">
       ${csrfField(context)}<button type="submit" class="primary" id="start">Start the experiment</button>
     </form>
+    <a class="button" id="edit" href="${base}/edit">Edit the draft</a>
     <form method="post" action="${base}/delete" data-confirm="Delete the draft “${experiment.name}”?">
       ${csrfField(context)}<button type="submit" class="danger" id="delete">Delete draft</button>
     </form>
@@ -386,7 +479,7 @@ function stopSection(context: PageContext, store: Store, experiment: ExperimentR
 </section>`;
 }
 
-function setupSection(experiment: ExperimentResponse, types: readonly ProductTypeResponse[]): Html {
+function setupSection(store: Store, experiment: ExperimentResponse, types: readonly ProductTypeResponse[]): Html {
   const typeName = (id: string) => types.find((type) => type.id === id)?.name ?? 'a product type no longer in the store';
   const products =
     experiment.product_type_ids !== null
@@ -413,6 +506,11 @@ function setupSection(experiment: ExperimentResponse, types: readonly ProductTyp
     <dt>Dates</dt>
     <dd>created ${day(experiment.created_at)}${experiment.started_at ? `, started ${day(experiment.started_at)}` : ''}${experiment.stopped_at ? `, stopped ${day(experiment.stopped_at)}` : ''}</dd>
   </dl>
+  ${
+    experiment.state === 'draft'
+      ? ''
+      : html`<p><a id="rename" href="/console/stores/${store.id}/experiments/${experiment.id}/edit">Change its name or what you expect</a></p>`
+  }
 </section>`;
 }
 

@@ -1,5 +1,5 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsUUID, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
 import type { FieldError } from '../../common/problems/problem-error.js';
 import { IsOmittable } from '../../common/validation/omittable.js';
@@ -182,6 +182,113 @@ export class CreateExperimentRequest {
   baseline_rate?: number;
 }
 
+/**
+ * A change to an experiment; only the fields sent change. A draft takes any of them; a running or stopped experiment
+ * only its name and hypothesis (its design is what its results are judged by). The products taking part are replaced by
+ * what is sent: `product_ids` or `product_type_ids` (the other is cleared), `null` for all products.
+ */
+export class UpdateExperimentRequest {
+  @ApiPropertyOptional({ maxLength: 200, example: 'Does size help cut size returns of dresses?' })
+  @IsOmittable()
+  @IsText(200)
+  name?: string;
+
+  @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String, description: '`null` removes it.', example: null })
+  @IsOptional()
+  @IsText(2000)
+  hypothesis?: string | null;
+
+  @ApiPropertyOptional({ ...ARMS_DOC, description: `Drafts only. ${ARMS_DOC.description}` })
+  @IsOmittable()
+  @ValidateWith(checkArms)
+  arms?: Arm[];
+
+  @ApiPropertyOptional({
+    maxLength: 50,
+    example: 'size help',
+    description: 'Drafts only. Left out: the control stays, or the first arm when new arms leave it out.',
+  })
+  @IsOmittable()
+  @IsText(50)
+  control_arm?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    nullable: true,
+    maxItems: MAX_LISTED,
+    description: 'Drafts only. The products taking part, instead of those chosen before; `null`: all products.',
+    example: [EXAMPLE_ID.product],
+  })
+  @IsOptional()
+  @ArrayMaxSize(MAX_LISTED)
+  @IsUUID('all', { each: true, message: 'product_ids must hold product ids' })
+  @IsArray({ message: 'product_ids must be an array of product ids' })
+  product_ids?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    nullable: true,
+    maxItems: MAX_LISTED,
+    description: 'Drafts only. The product types whose products take part, instead of those chosen before; `null`: all products.',
+    example: [EXAMPLE_ID.productType],
+  })
+  @IsOptional()
+  @ArrayMaxSize(MAX_LISTED)
+  @IsUUID('all', { each: true, message: 'product_type_ids must hold product type ids' })
+  @IsArray({ message: 'product_type_ids must be an array of product type ids' })
+  product_type_ids?: string[] | null;
+
+  @ApiPropertyOptional({ enum: METRICS, example: 'size_return_rate', description: 'Drafts only.' })
+  @IsOmittable()
+  @IsIn(METRICS, { message: `primary_metric must be one of ${METRICS.join(', ')}` })
+  primary_metric?: Metric;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...METRICS] },
+    example: ['conversion'],
+    description: 'Drafts only.',
+  })
+  @IsOmittable()
+  @ValidateWith(checkGuardrails)
+  guardrails?: Metric[];
+
+  @ApiPropertyOptional({ minimum: 0.001, maximum: 0.5, example: 0.02, description: 'Drafts only.' })
+  @IsOmittable()
+  @Max(0.5)
+  @Min(0.001)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'minimum_effect must be a number' })
+  minimum_effect?: number;
+
+  @ApiPropertyOptional({
+    minimum: 0.001,
+    maximum: 0.999,
+    nullable: true,
+    type: Number,
+    example: 0.12,
+    description: 'Drafts only. `null`: a typical rate for the metric.',
+  })
+  @IsOptional()
+  @Max(0.999)
+  @Min(0.001)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'baseline_rate must be a number' })
+  baseline_rate?: number | null;
+}
+
+/** The fields of an experiment's design: they change while it is a draft, never after. */
+export const DESIGN_FIELDS = [
+  'arms',
+  'control_arm',
+  'product_ids',
+  'product_type_ids',
+  'primary_metric',
+  'guardrails',
+  'minimum_effect',
+  'baseline_rate',
+] as const satisfies ReadonlyArray<keyof UpdateExperimentRequest>;
+
 class ArmPlan {
   @ApiProperty({ example: 'holdout' })
   arm: string;
@@ -260,6 +367,14 @@ export class ExperimentResponse {
   @ApiProperty({ example: 0.03 })
   minimum_effect: number;
 
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: null,
+    description: 'The baseline rate given; null: the plan assumes a typical rate for the metric (`plan.baseline_rate`).',
+  })
+  baseline_rate: number | null;
+
   @ApiProperty({ type: ExperimentPlan })
   plan: ExperimentPlan;
 
@@ -289,6 +404,7 @@ export class ExperimentResponse {
       primary_metric: experiment.primaryMetric,
       guardrails: experiment.guardrails,
       minimum_effect: experiment.minimumEffect,
+      baseline_rate: experiment.baselineRate,
       plan,
       created_at: experiment.createdAt.toISOString(),
       updated_at: experiment.updatedAt.toISOString(),

@@ -22,8 +22,9 @@ import { createShop, type Shop } from '../../support/session-fixtures.js';
 
 /**
  * The console's Experiments pages in Chromium (as console.browser.e2e-spec.ts, whose conventions this follows): axe-core
- * finds nothing on the list, a draft, a running experiment, its results and withheld results; the create form and the
- * start button work from the keyboard alone; the stop button asks first; nothing scrolls sideways on a phone.
+ * finds nothing on the list, a draft, its edit form, a running experiment, its results and withheld results; the
+ * create form, the edit form and the start button work from the keyboard alone; the stop button asks first; nothing
+ * scrolls sideways on a phone.
  *
  * SAVE_SCREENSHOTS=1 keeps the pages as docs/screenshots/console-experiments*.png.
  */
@@ -170,6 +171,22 @@ suite('seller console: experiments in Chromium', () => {
       ]);
       await accessible(page, 'draft');
       await shot(page, 'console-experiments-draft');
+
+      // ——— edit the draft, keyboard only: its form filled in as it is ———
+      await tabTo(page, '#edit');
+      const toEdit = await navigate(page, watched, () => page.keyboard.press('Enter'));
+      expect(steps(toEdit)).toEqual(['GET /console/stores/ID/experiments/ID/edit 200']);
+      await expect(page.locator('#split-thirds').isChecked()).resolves.toBe(true);
+      await expect(page.locator('#minimum-effect').inputValue()).resolves.toBe('3');
+      await accessible(page, 'edit');
+      await shot(page, 'console-experiments-edit');
+      await tabTo(page, '#minimum-effect');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('4');
+      const edited = await navigate(page, watched, () => page.keyboard.press('Enter'));
+      expect(steps(edited)).toEqual(['POST /console/stores/ID/experiments/ID/edit 303', 'GET /console/stores/ID/experiments/ID 200']);
+      await expect(page.locator('[data-status="edited"]').count()).resolves.toBe(1);
+      await expect(page.locator('#plan-text').textContent()).resolves.toMatch(/difference of 4\s+points in size returns/);
 
       // ——— start, keyboard only ———
       await tabTo(page, '#start');

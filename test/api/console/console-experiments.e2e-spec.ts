@@ -219,6 +219,107 @@ describe('seller console: experiments', () => {
     expect(find(shown.text, 'section', { id: 'setup' }).text).toContain(`Products of the types ${'Tops'}`);
   });
 
+  it('edits a draft through its form filled in as it is; once started, its name and hypothesis only', async () => {
+    const shop = await newMetricsShop(t);
+    const client = await signUp(t, shop.tenant);
+    const custom = { ...FORM, split: 'custom', share_size_help: '70', share_chart_only: '0', share_no_size_help: '30' };
+    const id = await createThroughForm(client, shop, { ...custom, products: 'types', product_type_ids: [shop.productTypeId] });
+    const shown = await client.get(page(shop, `/${id}`));
+    expect(find(shown.text, 'a', { id: 'edit' }).attrs.href).toBe(page(shop, `/${id}/edit`));
+
+    const form = await client.get(page(shop, `/${id}/edit`));
+    expectPage(form, 200);
+    const value = (id: string) => find(form.text, 'input', { id }).attrs;
+    expect(value('experiment-name').value).toBe(FORM.name);
+    expect(value('split-custom')).toHaveProperty('checked');
+    expect([value('share-size_help').value, value('share-no_size_help').value]).toEqual(['70', '30']);
+    expect(value('products-types')).toHaveProperty('checked');
+    expect(value(`product-type-${shop.productTypeId}`)).toHaveProperty('checked');
+    expect(value('minimum-effect').value).toBe('2');
+
+    // a figure that is none: refused on its field in words, nothing changed
+    const refused = await client.post(page(shop, `/${id}/edit`), { ...FORM, design: '1', minimum_effect: 'three' });
+    expectPage(refused, 422);
+    expect(Object.keys(fieldErrors(refused.text))).toEqual(['minimum_effect']);
+    expect(await api.read(shop, id)).toMatchObject({ minimum_effect: 0.02, product_type_ids: [shop.productTypeId] });
+
+    const saved = await client.post(page(shop, `/${id}/edit`), {
+      ...FORM,
+      design: '1',
+      split: 'thirds',
+      hypothesis: '',
+      minimum_effect: '3',
+    });
+    expectSeeOther(saved, page(shop, `/${id}`));
+    expect(saved.headers.location).toMatch(/\?edited=1$/);
+    const edited = (await api.read(shop, id)) as unknown as Api & Record<string, unknown>;
+    expect(edited).toMatchObject({ hypothesis: null, product_type_ids: null, minimum_effect: 0.03, control_arm: 'No size help' });
+    expect(edited.arms.map((arm) => arm.treatment)).toEqual(['size_help', 'chart_only', 'no_size_help']);
+    const after = await client.get(page(shop, `/${id}?edited=1`));
+    expect(find(after.text, 'p', { 'data-status': 'edited' }).text).toMatch(/saved/);
+    expect(Number(find(after.text, 'p', { id: 'plan-text' }).attrs['data-units-needed'])).toBe(edited.plan.units_needed);
+
+    // the draft's form sent after it started: refused, said on its page; then renamed through the shorter form
+    const stale = await client.get(page(shop, `/${id}/edit`));
+    await api.start(shop, id);
+    const late = await client.post(page(shop, `/${id}/edit`), { ...FORM, design: '1', minimum_effect: '5' });
+    expectPage(late, 409);
+    expect(refusal(late.text)).toEqual({
+      code: 'experiment_state_conflict',
+      text: expect.stringMatching(/started before the changes were saved/),
+    });
+    expect(findAll(stale.text, 'fieldset', { id: 'split' })).toHaveLength(1);
+    const running = await client.get(page(shop, `/${id}/edit`));
+    expect(findAll(running.text, 'fieldset', { id: 'split' })).toHaveLength(0);
+    expectSeeOther(
+      await client.post(page(shop, `/${id}/edit`), { name: 'Size help, three ways', hypothesis: 'fewer returns' }),
+      page(shop, `/${id}`),
+    );
+    expect(await api.read(shop, id)).toMatchObject({ name: 'Size help, three ways', hypothesis: 'fewer returns', minimum_effect: 0.03 });
+  });
+
+  it('keeps the groups and products of a draft made through the API when its form cannot say them', async () => {
+    const shop = await newMetricsShop(t);
+    const client = await signUp(t, shop.tenant);
+    const arms = [
+      { name: 'learned', share: 0.6, treatment: 'size_help' },
+      { name: 'chart', share: 0.4, treatment: 'chart_only' },
+    ];
+    const { id } = await api.create(shop, {
+      name: 'Does learning pay?',
+      arms,
+      product_ids: [shop.productId],
+      primary_metric: 'kept_rate',
+      minimum_effect: 0.05,
+    });
+    const form = await client.get(page(shop, `/${id}/edit`));
+    expectPage(form, 200);
+    expect(find(form.text, 'input', { id: 'split-current' }).attrs).toHaveProperty('checked');
+    expect(find(form.text, 'fieldset', { id: 'split' }).text).toContain('learned 60 %, chart 40 %');
+    expect(find(form.text, 'input', { id: 'products-listed' }).attrs).toHaveProperty('checked');
+    const hidden = findAll(form.text, 'input', { name: 'product_ids' }).map((input) => input.attrs.value);
+    expect(hidden).toEqual([shop.productId]);
+
+    const sent = {
+      ...FORM,
+      design: '1',
+      split: 'current',
+      products: 'listed',
+      product_ids: hidden,
+      primary_metric: 'kept_rate',
+      guardrails: [],
+      minimum_effect: '4',
+    };
+    expectSeeOther(await client.post(page(shop, `/${id}/edit`), sent), page(shop, `/${id}`));
+    expect(await api.read(shop, id)).toMatchObject({
+      name: FORM.name,
+      arms,
+      control_arm: 'learned',
+      product_ids: [shop.productId],
+      minimum_effect: 0.04,
+    });
+  });
+
   it('creates one draft however often the same form is sent', async () => {
     const shop = await newMetricsShop(t);
     const client = await signUp(t, shop.tenant);

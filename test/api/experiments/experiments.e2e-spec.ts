@@ -13,7 +13,7 @@ import { expectErrors, expectProblem, issueKey, MISSING_ID } from '../../support
 import { siblingShop } from '../../support/metrics-fixtures.js';
 import { createShop, type Shop } from '../../support/session-fixtures.js';
 
-type Experiment = { id: string; state: string; plan: { units_needed: number; arms: { arm: string; units: number }[] } };
+type Experiment = { id: string; state: string; updated_at: string; plan: { units_needed: number; arms: { arm: string; units: number }[] } };
 type Assignment = { experiment_id: string | null; arm: string | null; treatment: string };
 type Lift = { estimate: number; always_valid: { low: number; high: number }; fixed_horizon: { low: number; high: number } | null };
 type Results = {
@@ -130,6 +130,119 @@ describe('experiments', () => {
       expectErrors(await createRaw(shop, { ...DRAFT, baseline_rate: 0.5, minimum_effect: 0.5 }), { minimum_effect: 'out_of_range' });
       const list = await t.http().get(path(shop)).set(bearer(shop.secret));
       expect(list.body.data).toEqual([]);
+    });
+  });
+
+  describe('a change', () => {
+    const patch = (shop: Shop, id: string, body: object, secret = shop.secret) =>
+      t
+        .http()
+        .patch(path(shop, `/${id}`))
+        .set(bearer(secret))
+        .send(body);
+
+    it('changes a draft and plans it again; products are replaced whole; the control stays while it is an arm', async () => {
+      const shop = await newShop();
+      const draft = await create(shop, {
+        ...DRAFT,
+        hypothesis: 'fewer returns',
+        product_ids: [shop.productId],
+        guardrails: ['conversion'],
+      });
+      const renamed = await patch(shop, draft.id, { name: 'Size returns of tops', hypothesis: null });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({
+        name: 'Size returns of tops',
+        hypothesis: null,
+        plan: draft.plan,
+        product_ids: [shop.productId],
+      });
+
+      // the product list gives way to types; a bigger effect needs fewer units; conversion stops being a guardrail
+      // once it is the primary metric
+      const changed = await patch(shop, draft.id, {
+        product_type_ids: [shop.productTypeId],
+        primary_metric: 'conversion',
+        baseline_rate: 0.1,
+        minimum_effect: 0.02,
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({
+        product_ids: null,
+        product_type_ids: [shop.productTypeId],
+        guardrails: [],
+        control_arm: 'size help',
+      });
+      expect(changed.body.plan.units_needed).toBe(7678); // as computed by hand in 'is planned'
+
+      // new arms without the old control: the first arm controls; null products: all of them
+      const arms = [
+        { name: 'holdout', share: 0.25, treatment: 'no_size_help' },
+        { name: 'chart', share: 0.25, treatment: 'chart_only' },
+        { name: 'learned', share: 0.5, treatment: 'size_help' },
+      ];
+      const rearmed = await patch(shop, draft.id, { arms, product_type_ids: null, baseline_rate: null });
+      expect(rearmed.status).toBe(200);
+      expect(rearmed.body).toMatchObject({ arms, control_arm: 'holdout', product_ids: null, product_type_ids: null });
+      expect(rearmed.body.plan.baseline_rate).toBe(0.05);
+      const read = await t
+        .http()
+        .get(path(shop, `/${draft.id}`))
+        .set(bearer(shop.secret));
+      expect(read.body).toEqual(rearmed.body);
+      expect(Date.parse(read.body.updated_at)).toBeGreaterThan(Date.parse(draft.updated_at));
+    });
+
+    it('refuses a design that would not be valid whole, and changes nothing then', async () => {
+      const shop = await newShop();
+      const draft = await create(shop, { ...DRAFT, product_ids: [shop.productId] });
+      expectErrors(await patch(shop, draft.id, { product_type_ids: [shop.productTypeId], product_ids: [shop.productId] }), {
+        product_type_ids: 'not_with_product_ids',
+      });
+      expectErrors(await patch(shop, draft.id, { product_ids: [] }), { product_ids: 'empty' });
+      expectErrors(await patch(shop, draft.id, { control_arm: 'nobody' }), { control_arm: 'not_an_arm' });
+      expectErrors(await patch(shop, draft.id, { guardrails: ['size_return_rate'] }), { guardrails: 'primary_metric' });
+      expectErrors(await patch(shop, draft.id, { baseline_rate: 0.5, minimum_effect: 0.5 }), { minimum_effect: 'out_of_range' });
+      expectErrors(await patch(shop, draft.id, { name: null, arms: [HALVES[0]] }), { name: 'must_be_string', arms: 'invalid' });
+      const other = await newShop();
+      expectErrors(await patch(shop, draft.id, { product_ids: [other.productId] }), { product_ids: 'not_found' });
+      expectProblem(await patch(other, draft.id, { name: 'mine now' }), 404, 'not_found');
+      const analytics = await issueKey(t, shop.tenant.admin.secret, { scopes: ['analytics'], store_id: shop.storeId });
+      expectProblem(await patch(shop, draft.id, { name: 'no' }, analytics.secret), 403, 'insufficient_scope');
+      const read = await t
+        .http()
+        .get(path(shop, `/${draft.id}`))
+        .set(bearer(shop.secret));
+      expect(read.body).toEqual(draft);
+    });
+
+    it('once started, takes a new name or hypothesis and nothing of its design, whatever came first', async () => {
+      const shop = await newShop();
+      const experiment = await started(shop);
+      const renamed = await patch(shop, experiment.id, { name: 'Size help against none', hypothesis: 'fewer size returns' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({ state: 'running', name: 'Size help against none', hypothesis: 'fewer size returns' });
+      const refused = await patch(shop, experiment.id, { name: 'again', minimum_effect: 0.01 });
+      expectProblem(refused, 409, 'experiment_state_conflict');
+      expect(refused.body.detail).toContain('minimum_effect');
+      expect((await act(shop, experiment.id, 'stop')).status).toBe(200);
+      expectProblem(await patch(shop, experiment.id, { arms: HALVES }), 409, 'experiment_state_conflict');
+      expect((await patch(shop, experiment.id, { hypothesis: null })).status).toBe(200);
+
+      // a change sent while the draft starts lands before the start or not at all: never on a running experiment
+      for (let i = 0; i < 3; i++) {
+        const draft = await create(shop, { ...DRAFT, product_ids: [shop.productId] });
+        const [change, start] = await Promise.all([patch(shop, draft.id, { minimum_effect: 0.05 }), act(shop, draft.id, 'start')]);
+        expect(start.status).toBe(200);
+        if (change.status === 200) {
+          expect(change.body.state).toBe('draft');
+          expect(start.body.minimum_effect).toBe(0.05);
+        } else {
+          expectProblem(change, 409, 'experiment_state_conflict');
+          expect(start.body.minimum_effect).toBe(DRAFT.minimum_effect);
+        }
+        expect((await act(shop, draft.id, 'stop')).status).toBe(200);
+      }
     });
   });
 
