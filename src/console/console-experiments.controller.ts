@@ -262,13 +262,15 @@ export class ConsoleExperimentsController {
       this.experiments.list(store, { limit: LISTED, ...(after ? { starting_after: after } : {}) }),
       this.allTypes(store),
     ]);
-    // a draft has counted no one; the others' counts are their results' (one statement each, for a short page)
-    const experiments: ListedExperiment[] = await Promise.all(
-      list.data.map(async (experiment) => ({
-        experiment,
-        units: experiment.state === 'draft' ? null : (await this.results.read(store, experiment.id)).units,
-      })),
+    // a draft has counted no one; the others, their exposed shoppers (the results' units), in one statement
+    const units = await this.experiments.exposedUnits(
+      store,
+      list.data.filter((experiment) => experiment.state !== 'draft').map((experiment) => experiment.id),
     );
+    const experiments: ListedExperiment[] = list.data.map((experiment) => ({
+      experiment,
+      units: experiment.state === 'draft' ? null : (units.get(experiment.id) ?? 0),
+    }));
     return { store, experiments, more: list.next_cursor, types, formId: randomUUID() };
   }
 

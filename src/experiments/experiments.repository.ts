@@ -7,6 +7,10 @@ import { prepared, run } from '../database/statements.js';
 import type { Store } from '../stores/store.entity.js';
 import { type Arm, Experiment } from './experiment.entity.js';
 
+/** Whether experiment `e` covers the product `product` of type `type` (SQL expressions): all products, its list, or its types. */
+const covers = (product: string, type: string) =>
+  `((e.product_ids IS NULL AND e.product_type_ids IS NULL) OR ${product} = ANY (e.product_ids) OR ${type} = ANY (e.product_type_ids))`;
+
 /** The running experiment of the store that covers a product, with its salt; and whether the product is the store's. */
 const RUNNING_FOR_PRODUCT = prepared<{ product: boolean; id: string | null; arms: Arm[] | null; salt: Buffer | null }>(
   'experiments.running-for-product',
@@ -15,8 +19,7 @@ const RUNNING_FOR_PRODUCT = prepared<{ product: boolean; id: string | null; arms
      FROM (SELECT 1) AS one
      LEFT JOIN experiments e
        ON e.store_id = (SELECT $1::uuid) AND e.state = 'running' AND EXISTS (SELECT FROM p)
-      AND ((e.product_ids IS NULL AND e.product_type_ids IS NULL) OR $2::uuid = ANY (e.product_ids)
-           OR (SELECT product_type_id FROM p) = ANY (e.product_type_ids))
+      AND ${covers('$2::uuid', '(SELECT product_type_id FROM p)')}
     LIMIT 1`,
 );
 
@@ -30,7 +33,7 @@ const RUNNING_FOR_UNIT = prepared<{ id: string; arms: Arm[]; salt: Buffer; expos
      FROM experiments e
      LEFT JOIN experiment_exposures x ON x.experiment_id = e.id AND x.unit_digest = $4
     WHERE e.store_id = $1 AND e.state = 'running'
-      AND ((e.product_ids IS NULL AND e.product_type_ids IS NULL) OR $2::uuid = ANY (e.product_ids) OR $3::uuid = ANY (e.product_type_ids))
+      AND ${covers('$2::uuid', '$3::uuid')}
     LIMIT 1`,
 );
 
@@ -148,6 +151,17 @@ export class ExperimentsRepository {
       digest,
       replacement,
     ]);
+  }
+
+  /** Exposed units per experiment of the store, for those of `ids` (an experiment with none is left out). */
+  async exposedUnits(store: Store, ids: readonly string[]): Promise<Map<string, number>> {
+    if (!ids.length) return new Map();
+    const rows: { id: string; units: string }[] = await this.experiments.manager.query(
+      `SELECT experiment_id AS id, count(*) AS units FROM experiment_exposures
+        WHERE store_id = $1 AND experiment_id = ANY ($2::uuid[]) GROUP BY experiment_id`,
+      [store.id, ids],
+    );
+    return new Map(rows.map((row) => [row.id, Number(row.units)]));
   }
 
   /** Units exposed a day in the store over the last 28 days: experiments' exposures, else shoppers of fit sessions. */

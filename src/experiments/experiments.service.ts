@@ -115,8 +115,14 @@ export class ExperimentsService implements OnModuleInit {
     return this.get(store, id);
   }
 
-  list(store: Store, page: PageQuery): Promise<Page<ExperimentResponse>> {
-    return this.experiments.list(store, page, (experiment) => ExperimentResponse.from(experiment, this.planOf(experiment, null)));
+  async list(store: Store, page: PageQuery): Promise<Page<ExperimentResponse>> {
+    const dailyUnits = await this.experiments.dailyUnits(store, new Date());
+    return this.experiments.list(store, page, (experiment) => ExperimentResponse.from(experiment, this.planOf(experiment, dailyUnits)));
+  }
+
+  /** How many shoppers each of the store's experiments `ids` has exposed (0 for a draft). */
+  exposedUnits(store: Store, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.experiments.exposedUnits(store, ids);
   }
 
   async get(store: Store, id: string): Promise<ExperimentResponse> {
@@ -170,9 +176,12 @@ export class ExperimentsService implements OnModuleInit {
     const { product, experiment } = await this.experiments.runningFor(store, request.product_id.toLowerCase());
     if (!product) throw ProblemError.field('product_id', 'not_found', 'product_id names no product of this store');
     if (!experiment) return OUTSIDE;
-    const [unit] = await this.transactions.run((manager) => this.digests.of(manager, store.id, [request.shopper_ref]));
-    const arm = armOf(experiment.arms, experiment.salt, unit);
-    await this.transactions.alone((manager) => this.experiments.expose(manager, store.id, experiment.id, unit, arm.name, new Date()));
+    const arm = await this.transactions.run(async (manager) => {
+      const [unit] = await this.digests.of(manager, store.id, [request.shopper_ref]);
+      const arm = armOf(experiment.arms, experiment.salt, unit);
+      await this.experiments.expose(manager, store.id, experiment.id, unit, arm.name, new Date());
+      return arm;
+    });
     return { experiment_id: experiment.id, arm: arm.name, treatment: arm.treatment };
   }
 
