@@ -4,33 +4,43 @@
  * simulated day (`GET …/experiments/{id}/results`), as a merchant would read them. The service runs in this process
  * on an in-memory embedded database.
  *
- *   npm run eval:experiments -- [--aa 500] [--aa-units 400] [--effects 300] [--days 10] [--concurrency 8] [--seed 1]
+ *   npm run eval:experiments -- [--aa 500] [--aa-units 400] [--effects 300] [--days 10] [--srm 20] [--srm-units 10000]
+ *                               [--concurrency 8] [--seed 1]
  *
  * - A/A (no true difference), each read every day: how often the always-valid interval ever excludes no difference
  *   (at most 5% is promised), beside the fixed-horizon interval read as often (which is not made for it).
  * - Known effects (conversion 30% → 40%; size returns 20% → 10% of lines, shoppers' lines sharing a habit), each run to
  *   its planned size: coverage of the true lifts by both intervals, power at the planned size, and CUPED's variance
  *   reduction from shoppers' purchases before the start.
- * Writes bench/results/eval-experiments-<date>.json and docs/experiments.md between the eval-experiments markers.
+ * - A faulty integration (50/50 planned, 52/48 delivered: it loses one in thirteen of arm B's shoppers before asking for
+ *   their arm), at `--srm-units` exposed shoppers: how often the sample-ratio check flags it.
+ * Writes bench/results/eval-experiments-<date>.json and docs/experiments.md between the eval-experiments markers (the
+ * faulty integration's between eval-experiments-srm markers); a phase left out (0) leaves its section as it was.
  */
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { armOf } from '../src/experiments/assignment.js';
+import type { Arm } from '../src/experiments/experiment.entity.js';
+import { ShopperDigests } from '../src/learning/shopper-digests.js';
 import { projectRoot } from './lib/ansur.js';
 import { behave, drawShopper, generator, priorPurchases, type ArmTruth, trueRates } from './lib/experiment-sim.js';
 import { readText, replaceSection, writeText } from './lib/outcome-report.js';
 import { Api, chunks, mapLimit } from './lib/sim-api.js';
-import { startService } from './lib/sim-service.js';
+import { type RunningService, startService } from './lib/sim-service.js';
 
 interface Options {
   readonly aa: number;
   readonly aaUnits: number;
   readonly effects: number;
   readonly days: number;
+  readonly srm: number;
+  readonly srmUnits: number;
   readonly concurrency: number;
   readonly seed: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const known = ['--aa', '--aa-units', '--effects', '--days', '--concurrency', '--seed'];
+  const known = ['--aa', '--aa-units', '--effects', '--days', '--srm', '--srm-units', '--concurrency', '--seed'];
   for (const a of argv) if (a.startsWith('--') && !known.includes(a)) throw new Error(`unknown option ${a}`);
   const whole = (name: string, fallback: number) => {
     const i = argv.indexOf(name);
@@ -43,6 +53,8 @@ function parseOptions(argv: readonly string[]): Options {
     aaUnits: whole('--aa-units', 400),
     effects: whole('--effects', 300),
     days: Math.max(1, whole('--days', 10)),
+    srm: whole('--srm', 20),
+    srmUnits: Math.max(2, whole('--srm-units', 10_000)),
     concurrency: Math.max(1, whole('--concurrency', 8)),
     seed: whole('--seed', 1),
   };
@@ -222,6 +234,75 @@ async function runExperiment(
   return { reads, plannedUnits: experiment.plan.units_needed, srm, flagged };
 }
 
+/** The share of arm B's shoppers the faulty integration loses before asking: 50/50 planned, 52/48 delivered. */
+const LOST_FROM_B = 2 - 1 / 0.52;
+
+/**
+ * A faulty integration: its page for arm B fails, before asking for the arm, for one in thirteen of that arm's
+ * shoppers, who are then never exposed; shoppers arrive until `units` are. No API call can lose a shopper that way
+ * (the call that tells the arm records the exposure), so the simulation plays the fault itself: it knows each
+ * shopper's arm from the service's own hash, under the experiment's salt and the store's digest of her id, read from
+ * the service. Every exposure then goes through `POST …/assignments`, whose arm must be the one foreseen.
+ */
+async function runFaulty(
+  service: RunningService,
+  operator: Api,
+  seed: number,
+  options: { units: number; concurrency: number },
+): Promise<{ units: number[]; p: number; mismatch: boolean }> {
+  const random = generator(seed);
+  const store = await newStore(operator);
+  const storeId = store.path.split('/').pop() as string;
+  const experiment = await store.api.post<Experiment>(`${store.path}/experiments`, {
+    name: `Faulty ${seed}`,
+    arms: [
+      { name: 'A', share: 0.5, treatment: 'size_help' },
+      { name: 'B', share: 0.5, treatment: 'no_size_help' },
+    ],
+    primary_metric: 'conversion',
+    minimum_effect: 0.02,
+  });
+  await store.api.post(`${store.path}/experiments/${experiment.id}/start`, {});
+  const database = service.app.get(DataSource);
+  const [{ salt, arms }]: { salt: Buffer; arms: Arm[] }[] = await database.query('SELECT salt, arms FROM experiments WHERE id = $1', [
+    experiment.id,
+  ]);
+  const digests = service.app.get(ShopperDigests);
+  let exposed = 0;
+  for (let batch = 0; exposed < options.units; batch++) {
+    const refs = Array.from({ length: 1000 }, (_, i) => `f${seed}-${batch * 1000 + i}`);
+    const units = await database.transaction((manager) => digests.of(manager, storeId, refs));
+    const shown = refs
+      .map((ref, i) => ({ ref, arm: armOf(arms, salt, units[i]).name }))
+      .filter((s) => !(s.arm === 'B' && random() < LOST_FROM_B))
+      .slice(0, options.units - exposed);
+    const answers = await mapLimit(shown, options.concurrency, (s) =>
+      store.api.post<{ arm: string }>(`${store.path}/assignments`, { shopper_ref: s.ref, product_id: store.productId }),
+    );
+    answers.forEach((answer, i) => {
+      if (answer.arm !== shown[i].arm) throw new Error(`the service gave ${shown[i].ref} arm ${answer.arm}, not ${shown[i].arm}`);
+    });
+    exposed += shown.length;
+  }
+  const results = await store.api.get<Results>(`${store.path}/experiments/${experiment.id}/results`);
+  return { units: results.sample_ratio.units, p: results.sample_ratio.p_value, mismatch: results.sample_ratio.mismatch };
+}
+
+/** Standard normal distribution function (Abramowitz and Stegun 7.1.26 through erf; error below 1.5e-7). */
+function phi(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/** The chance the χ² test (1 degree of freedom, p < 0.001) flags a 52/48 split of `n` units planned 50/50. */
+function srmPower(n: number): number {
+  const shift = 2 * (0.52 - 0.5) * Math.sqrt(n); // the split's z-score: (p − ½) / √(¼ / n)
+  const critical = 3.2905267314919255; // two-sided 0.001
+  return phi(shift - critical) + phi(-shift - critical);
+}
+
 const excludesZero = (i: Interval) => i.low > 0 || i.high < 0;
 const fixedOf = (lift: Lift): Interval => ({ low: lift.estimate - Z * lift.standard_error, high: lift.estimate + Z * lift.standard_error });
 const covers = (i: Interval, truth: number) => i.low <= truth && truth <= i.high;
@@ -270,6 +351,7 @@ async function main(): Promise<void> {
       plannedUnits: 0,
       srm: 0,
     },
+    faulty: { runs: 0, flagged: 0, shareA: [] as number[], p: [] as number[] },
   };
   const truthControl = trueRates(CONTROL);
   const truthTreated = trueRates(TREATED);
@@ -361,6 +443,18 @@ async function main(): Promise<void> {
       }
       if (t.runs % 10 === 0) console.log(`effects: ${t.runs}/${options.effects} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     });
+
+    // a faulty integration delivering 52/48 of a 50/50 plan, at `srmUnits` exposed shoppers
+    const faultySeeds = Array.from({ length: options.srm }, (_, i) => options.seed * 1_000_000 + 900_000 + i);
+    await mapLimit(faultySeeds, 2, async (seed) => {
+      const run = await runFaulty(service, operator, seed, { units: options.srmUnits, concurrency: options.concurrency });
+      const t = tally.faulty;
+      t.runs++;
+      if (run.mismatch) t.flagged++;
+      t.shareA.push(run.units[0] / (run.units[0] + run.units[1]));
+      t.p.push(run.p);
+      if (t.runs % 5 === 0) console.log(`faulty: ${t.runs}/${options.srm} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    });
   } finally {
     await service.close();
   }
@@ -372,7 +466,36 @@ async function main(): Promise<void> {
   const figures = { options, seconds, truth: { aa: truthAa, control: truthControl, treated: truthTreated, lift: trueLift }, tally };
   const date = new Date().toISOString().slice(0, 10);
   const root = projectRoot();
-  writeText(join(root, 'bench', 'results', `eval-experiments-${date}.json`), `${JSON.stringify(figures, null, 2)}\n`);
+  const statistics = options.aa + options.effects > 0;
+  const name = statistics ? `eval-experiments-${date}.json` : `eval-experiments-faulty-${date}.json`;
+  writeText(join(root, 'bench', 'results', name), `${JSON.stringify(figures, null, 2)}\n`);
+  const docs = join(root, 'docs', 'experiments.md');
+
+  if (options.srm > 0) {
+    const f = tally.faulty;
+    const shares = [...f.shareA].sort((x, y) => x - y);
+    const faulty = [
+      `Run on ${date}: \`npm run eval:experiments -- --aa 0 --effects 0 --srm ${options.srm} --srm-units ${options.srmUnits} ` +
+        `--seed ${options.seed}\`: ${f.runs} experiments planned 50/50, each with ${options.srmUnits.toLocaleString('en-GB')} ` +
+        `shoppers exposed through the API by an integration that loses one in thirteen of arm B's shoppers before asking ` +
+        `(52/48 delivered; arm A's share ${pct(shares[0])}–${pct(shares[shares.length - 1])}). The sample-ratio check ` +
+        `flagged ${withError(f.flagged, f.runs)} of them and withheld their verdict; a χ² test at p < 0.001 is expected ` +
+        `to flag ${pct(srmPower(options.srmUnits))} of 52/48 splits of that size (chance decides whether a given one ` +
+        `lands past the threshold), and ${pct(srmPower(2 * options.srmUnits))} at twice the units.`,
+    ].join('\n');
+    writeText(
+      docs,
+      replaceSection(
+        readText(docs),
+        { begin: '<!-- eval-experiments-srm:begin -->', end: '<!-- eval-experiments-srm:end -->' },
+        faulty,
+        '',
+        '',
+      ),
+    );
+    console.log(faulty);
+  }
+  if (!statistics) return;
 
   const section = [
     `Run on ${date}: \`npm run eval:experiments -- --aa ${options.aa} --aa-units ${options.aaUnits} --effects ${options.effects} ` +
@@ -407,7 +530,6 @@ async function main(): Promise<void> {
     `| CUPED: conversion lift covered, fixed-horizon | ${withError(e.cupedCovers, e.runs)} |`,
     `| sample-ratio alarms | ${withError(e.srm, e.runs)} |`,
   ].join('\n');
-  const docs = join(root, 'docs', 'experiments.md');
   const text = readText(docs);
   writeText(
     docs,

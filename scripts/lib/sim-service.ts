@@ -9,6 +9,7 @@
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.js';
 import { generateSecret, OPERATOR_KEY_PREFIX } from '../../src/common/crypto/key-secret.js';
@@ -16,6 +17,8 @@ import { loadConfig } from '../../src/config/app.config.js';
 
 export interface RunningService {
   readonly baseUrl: string;
+  /** The application, for a simulation that plays what no API call can (a fault past the API). */
+  readonly app: INestApplication;
   readonly operatorKey: string;
   close(): Promise<void>;
   /** Runs ANALYZE on the service's database; answers how long it took (ms). */
@@ -42,5 +45,5 @@ export async function startService(): Promise<RunningService> {
     await database.query('ANALYZE');
     return performance.now() - started;
   };
-  return { baseUrl: `http://127.0.0.1:${port}`, operatorKey, close: () => app.close(), analyse };
+  return { baseUrl: `http://127.0.0.1:${port}`, app, operatorKey, close: () => app.close(), analyse };
 }
