@@ -22,6 +22,7 @@ import { DataSource } from 'typeorm';
 import { armOf } from '../src/experiments/assignment.js';
 import type { Arm } from '../src/experiments/experiment.entity.js';
 import { ShopperDigests } from '../src/learning/shopper-digests.js';
+import { upperTail } from '../src/sizing/normal.js';
 import { projectRoot } from './lib/ansur.js';
 import { behave, drawShopper, generator, priorPurchases, type ArmTruth, trueRates } from './lib/experiment-sim.js';
 import { readText, replaceSection, writeText } from './lib/outcome-report.js';
@@ -140,7 +141,6 @@ interface Run {
   /** Per daily read: the primary lift (conversion) and the size-return lift, as the results gave them. */
   readonly reads: { units: number; conversion: Comparison | undefined; sizeReturn: Comparison | undefined; reached: boolean }[];
   readonly plannedUnits: number;
-  readonly srm: boolean;
   /** The splits the sample-ratio check flagged, read by read. */
   readonly flagged: { units: number[]; p: number }[];
 }
@@ -191,7 +191,6 @@ async function runExperiment(
   await store.api.post(`${store.path}/experiments/${experiment.id}/start`, {});
 
   const reads: Run['reads'] = [];
-  let srm = false;
   const flagged: Run['flagged'] = [];
   const perDay = Math.ceil(units / options.days);
   for (let day = 0; day * perDay < units; day++) {
@@ -221,7 +220,6 @@ async function runExperiment(
     });
     await send(events);
     const results = await store.api.get<Results>(`${store.path}/experiments/${experiment.id}/results`);
-    srm ||= results.sample_ratio.mismatch;
     if (results.sample_ratio.mismatch) flagged.push({ units: results.sample_ratio.units, p: results.sample_ratio.p_value });
     const find = (metric: string) => results.comparisons.find((c) => c.metric === metric);
     reads.push({
@@ -231,7 +229,7 @@ async function runExperiment(
       reached: results.planned_size_reached,
     });
   }
-  return { reads, plannedUnits: experiment.plan.units_needed, srm, flagged };
+  return { reads, plannedUnits: experiment.plan.units_needed, flagged };
 }
 
 /** The share of arm B's shoppers the faulty integration loses before asking: 50/50 planned, 52/48 delivered. */
@@ -288,19 +286,11 @@ async function runFaulty(
   return { units: results.sample_ratio.units, p: results.sample_ratio.p_value, mismatch: results.sample_ratio.mismatch };
 }
 
-/** Standard normal distribution function (Abramowitz and Stegun 7.1.26 through erf; error below 1.5e-7). */
-function phi(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
-}
-
 /** The chance the χ² test (1 degree of freedom, p < 0.001) flags a 52/48 split of `n` units planned 50/50. */
 function srmPower(n: number): number {
   const shift = 2 * (0.52 - 0.5) * Math.sqrt(n); // the split's z-score: (p − ½) / √(¼ / n)
   const critical = 3.2905267314919255; // two-sided 0.001
-  return phi(shift - critical) + phi(-shift - critical);
+  return upperTail(critical - shift) + upperTail(critical + shift);
 }
 
 const excludesZero = (i: Interval) => i.low > 0 || i.high < 0;
@@ -399,8 +389,10 @@ async function main(): Promise<void> {
       )
         t.alwaysValidEverReturns++;
       if (ever((r) => r.sizeReturn, fixedOf)) t.fixedEverReturns++;
-      if (run.srm) t.srm++;
-      if (run.flagged.length) t.flagged.push(run.flagged);
+      if (run.flagged.length) {
+        t.srm++;
+        t.flagged.push(run.flagged);
+      }
       if (t.runs % 20 === 0) console.log(`A/A: ${t.runs}/${options.aa} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     });
 
@@ -424,7 +416,7 @@ async function main(): Promise<void> {
       t.plannedUnits = run.plannedUnits;
       const last = run.reads[run.reads.length - 1];
       if (last.reached) t.reached++;
-      if (run.srm) t.srm++;
+      if (run.flagged.length) t.srm++;
       const conversion = last.conversion?.absolute;
       const returns = last.sizeReturn?.absolute;
       if (conversion) {

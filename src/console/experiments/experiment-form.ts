@@ -125,7 +125,7 @@ export function experimentFormValues(body: Record<string, unknown>): ExperimentF
 export function formValuesOf(experiment: ExperimentResponse): ExperimentFormValues {
   const percentOf = (treatment: Treatment) => {
     const arm = experiment.arms.find((a) => a.treatment === treatment);
-    return arm ? Number((arm.share * 100).toFixed(2)).toString() : '0';
+    return arm ? asPercent(arm.share) : '0';
   };
   return {
     name: experiment.name,
@@ -137,8 +137,8 @@ export function formValuesOf(experiment: ExperimentResponse): ExperimentFormValu
     product_ids: experiment.product_ids ?? [],
     primary_metric: experiment.primary_metric,
     guardrails: experiment.guardrails,
-    minimum_effect: Number((experiment.minimum_effect * 100).toFixed(2)).toString(),
-    baseline_rate: experiment.baseline_rate === null ? '' : Number((experiment.baseline_rate * 100).toFixed(2)).toString(),
+    minimum_effect: asPercent(experiment.minimum_effect),
+    baseline_rate: experiment.baseline_rate === null ? '' : asPercent(experiment.baseline_rate),
   };
 }
 
@@ -146,8 +146,11 @@ export function formValuesOf(experiment: ExperimentResponse): ExperimentFormValu
 function splitOf(experiment: ExperimentResponse): string {
   const { arms } = experiment;
   const treatments = new Set(arms.map((arm) => arm.treatment));
-  const control = (arms.find((arm) => arm.treatment === 'no_size_help') ?? arms[0]).name;
-  if (treatments.size !== arms.length || control !== experiment.control_arm || arms.some((arm) => arm.name !== ARM_NAMES[arm.treatment])) {
+  if (
+    treatments.size !== arms.length ||
+    controlOf(arms) !== experiment.control_arm ||
+    arms.some((arm) => arm.name !== ARM_NAMES[arm.treatment])
+  ) {
     return CURRENT_SPLIT;
   }
   const same = (preset: readonly Arm[]) =>
@@ -190,6 +193,12 @@ function readNumber(value: string): number | null {
 /** Percentages and points as the API's rates, without the binary noise of dividing by 100. */
 const asRate = (percent: number): number => Number((percent / 100).toFixed(6));
 
+/** A rate as the form shows it, in percent or points: 0.025 as "2.5". */
+const asPercent = (rate: number): string => Number((rate * 100).toFixed(2)).toString();
+
+/** The group the others are compared with: the holdout when there is one, so each comparison says what size help changes. */
+const controlOf = (arms: readonly Arm[]): string => (arms.find((arm) => arm.treatment === 'no_size_help') ?? arms[0]).name;
+
 const MESSAGES = {
   name: 'Give the experiment a name of up to 200 characters',
   hypothesis: 'Write what you expect in at most 2,000 characters, or leave it empty',
@@ -217,8 +226,7 @@ export function experimentRequest(values: ExperimentFormValues): { request: Reco
   const arms = values.split === CURRENT_SPLIT ? null : armsOf(values, errors);
   if (arms) {
     request.arms = arms;
-    // the holdout when there is one: each comparison then says what size help changes
-    request.control_arm = (arms.find((arm) => arm.treatment === 'no_size_help') ?? arms[0]).name;
+    request.control_arm = controlOf(arms);
   }
 
   if (values.products === 'types') {

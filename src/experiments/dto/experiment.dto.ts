@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { EXAMPLE_ID, EXAMPLE_TIME } from '../../common/openapi/examples.js';
@@ -17,6 +18,17 @@ import {
 } from '../experiment.entity.js';
 
 const MAX_LISTED = 500;
+
+/**
+ * An array of at most MAX_LISTED ids, each error naming the field and what its ids should be (registered in the order
+ * the decorators stacked on the field were: the array first).
+ */
+const IsIdList = (field: string, what: string) =>
+  applyDecorators(
+    IsArray({ message: `${field} must be an array of ${what}` }),
+    IsUUID('all', { each: true, message: `${field} must hold ${what}` }),
+    ArrayMaxSize(MAX_LISTED),
+  );
 const SHARE_TOLERANCE = 1e-6;
 
 const ARMS_DOC: ApiPropertyOptions = {
@@ -126,9 +138,7 @@ export class CreateExperimentRequest {
     example: [EXAMPLE_ID.product],
   })
   @IsOmittable()
-  @ArrayMaxSize(MAX_LISTED)
-  @IsUUID('all', { each: true, message: 'product_ids must hold product ids' })
-  @IsArray({ message: 'product_ids must be an array of product ids' })
+  @IsIdList('product_ids', 'product ids')
   product_ids?: string[];
 
   @ApiPropertyOptional({
@@ -139,9 +149,7 @@ export class CreateExperimentRequest {
     example: [EXAMPLE_ID.productType],
   })
   @IsOmittable()
-  @ArrayMaxSize(MAX_LISTED)
-  @IsUUID('all', { each: true, message: 'product_type_ids must hold product type ids' })
-  @IsArray({ message: 'product_type_ids must be an array of product type ids' })
+  @IsIdList('product_type_ids', 'product type ids')
   product_type_ids?: string[];
 
   @ApiProperty({ enum: METRICS, example: 'size_return_rate', description: 'The metric the experiment is planned and judged on.' })
@@ -221,9 +229,7 @@ export class UpdateExperimentRequest {
     example: [EXAMPLE_ID.product],
   })
   @IsOptional()
-  @ArrayMaxSize(MAX_LISTED)
-  @IsUUID('all', { each: true, message: 'product_ids must hold product ids' })
-  @IsArray({ message: 'product_ids must be an array of product ids' })
+  @IsIdList('product_ids', 'product ids')
   product_ids?: string[] | null;
 
   @ApiPropertyOptional({
@@ -235,9 +241,7 @@ export class UpdateExperimentRequest {
     example: [EXAMPLE_ID.productType],
   })
   @IsOptional()
-  @ArrayMaxSize(MAX_LISTED)
-  @IsUUID('all', { each: true, message: 'product_type_ids must hold product type ids' })
-  @IsArray({ message: 'product_type_ids must be an array of product type ids' })
+  @IsIdList('product_type_ids', 'product type ids')
   product_type_ids?: string[] | null;
 
   @ApiPropertyOptional({ enum: METRICS, example: 'size_return_rate', description: 'Drafts only.' })

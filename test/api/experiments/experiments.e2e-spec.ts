@@ -12,6 +12,7 @@ import { bearer, useApp } from '../../support/app.js';
 import { eventBody, eventsApi, uniqueId } from '../../support/event-fixtures.js';
 import { expectErrors, expectProblem, issueKey, MISSING_ID } from '../../support/fixtures.js';
 import { siblingShop } from '../../support/metrics-fixtures.js';
+import { sessionsApi } from '../../support/session-api.js';
 import { createShop, type Shop } from '../../support/session-fixtures.js';
 
 type Experiment = { id: string; state: string; updated_at: string; plan: { units_needed: number; arms: { arm: string; units: number }[] } };
@@ -111,12 +112,7 @@ describe('experiments', () => {
         .set(bearer(shop.secret));
       expect(read.body).toEqual(experiment);
       // listed as read, the plan at the store's recent pace included (a shopper's session: 1/28 a day)
-      const session = await t
-        .http()
-        .post(`/v1/stores/${shop.storeId}/sessions`)
-        .set(bearer(shop.secret))
-        .send({ product_id: shop.productId });
-      expect(session.status).toBe(201);
+      await sessionsApi(t).start(shop);
       const again = await t
         .http()
         .get(path(shop, `/${experiment.id}`))
@@ -478,26 +474,12 @@ describe('experiments', () => {
       { name: 'chart', share: 0.33, treatment: 'chart_only' },
       { name: 'holdout', share: 0.33, treatment: 'no_size_help' },
     ];
+    const sessions = sessionsApi(t);
     const startSession = (shop: Shop, ref?: string) =>
-      t
-        .http()
-        .post(`/v1/stores/${shop.storeId}/sessions`)
-        .set(bearer(shop.secret))
-        .send({ product_id: shop.productId, ...(ref ? { shopper_ref: ref } : {}) });
-    const answered = async (shop: Shop, ref?: string) => {
-      const started = await startSession(shop, ref);
-      expect(started.status).toBe(201);
-      const response = await t
-        .http()
-        .post(`/v1/stores/${shop.storeId}/sessions/${started.body.id}/answers`)
-        .set(bearer(shop.secret))
-        .send({ answers: SHOPPER });
-      expect(response.status).toBe(200);
-      return response.body as {
-        id: string;
-        recommendation: { size_label: string; adjustment: { source: string; chart_size_label: string } };
-      };
-    };
+      sessions.startRaw(shop, { product_id: shop.productId, ...(ref ? { shopper_ref: ref } : {}) });
+    type Answered = { id: string; recommendation: { size_label: string; adjustment: { source: string; chart_size_label: string } } };
+    const answered = async (shop: Shop, ref?: string) =>
+      (await sessions.recommended(shop, SHOPPER, ref ? { shopper_ref: ref } : {})) as unknown as Answered;
     /** The first shopper refs that land in each arm, by their assignments. */
     const refsByArm = async (shop: Shop) => {
       const found: Record<string, string> = {};
