@@ -21,6 +21,7 @@ import { OrderHistory1765100000000 } from './src/database/migrations/17651000000
 import { AnswerLinks1765200000000 } from './src/database/migrations/1765200000000-answer-links.js';
 import { VerdictOdds1765300000000 } from './src/database/migrations/1765300000000-verdict-odds.js';
 import { Experiments1765400000000 } from './src/database/migrations/1765400000000-experiments.js';
+import { PlatformWebhooks1765500000000 } from './src/database/migrations/1765500000000-platform-webhooks.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -44,6 +45,7 @@ export const migrations = [
   AnswerLinks1765200000000,
   VerdictOdds1765300000000,
   Experiments1765400000000,
+  PlatformWebhooks1765500000000,
 ];
 
 /** A database that does not answer a new connection within this long is treated as down: 503 within a second. */

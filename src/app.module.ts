@@ -14,6 +14,7 @@ import { ProblemsModule } from './problems/problems.module.js';
 import { loggerModuleParams } from './common/logging/logger-options.js';
 import { StrictValidationPipe } from './common/validation/validation.pipe.js';
 import { APP_CONFIG, type AppConfig } from './config/app.config.js';
+import { JobQueue } from './database/job-queue.js';
 import { Transactions } from './database/transactions.js';
 import { FitModule } from './fit/fit.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -24,6 +25,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { ConsoleAccountsModule } from './console-accounts/console-accounts.module.js';
 import { ConsoleModule } from './console/console.module.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
+import { PlatformModule } from './platform/platform.module.js';
 import { StoresModule } from './stores/stores.module.js';
 
 @Global()
@@ -54,6 +56,7 @@ export class AppModule implements NestModule {
         EventsModule,
         MetricsModule,
         ExperimentsModule,
+        PlatformModule,
         ConsoleModule,
         HealthModule,
         ProblemsModule,
@@ -61,10 +64,11 @@ export class AppModule implements NestModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         Transactions,
+        JobQueue,
         { provide: APP_PIPE, useClass: StrictValidationPipe },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, Transactions],
+      exports: [APP_CONFIG, Transactions, JobQueue],
       global: true,
     };
   }

@@ -1,7 +1,7 @@
 import { API_KEYS_ENTITIES } from './api-keys/api-key.entity.js';
 import { CATALOG_ENTITIES } from './catalog/catalog.entities.js';
 import { CONSOLE_ACCOUNTS_ENTITIES } from './console-accounts/console-account.entity.js';
-import { CONSOLE_ENTITIES } from './console/platform.entities.js';
+import { PLATFORM_ENTITIES } from './platform/platform.entities.js';
 import { EVENTS_ENTITIES } from './events/events.entities.js';
 import { EXPERIMENTS_ENTITIES } from './experiments/experiment.entity.js';
 import { FIT_ENTITIES } from './fit/fit.entities.js';
@@ -28,5 +28,5 @@ export const ENTITIES = [
   ...EVENTS_ENTITIES,
   ...LEARNING_ENTITIES,
   ...EXPERIMENTS_ENTITIES,
-  ...CONSOLE_ENTITIES,
+  ...PLATFORM_ENTITIES,
 ];

@@ -18,18 +18,24 @@ export const STORE_PARAM = 'store_id';
  * - `merchant`: a merchant key holding `scope` (or `admin`). With `store`, the route names a store in its
  *   `store_id` path parameter and the key must be unrestricted or bound to that store. With `unrestricted`, a
  *   store-bound key is refused whatever its scopes.
+ * - `platform`: a notification from the e-commerce platform, signed over its raw body with the app's secret
+ *   (`X-Shop-Hmac-Sha256`); the body is read as bytes, checked, and only then handed to the route, unparsed.
  */
 export type AccessRule =
   | { readonly kind: 'public' }
   | { readonly kind: 'operator' }
   | { readonly kind: 'merchant'; readonly scopes: readonly Scope[]; readonly store: boolean; readonly unrestricted: boolean }
-  | { readonly kind: 'console'; readonly signedIn: boolean; readonly store: boolean };
+  | { readonly kind: 'console'; readonly signedIn: boolean; readonly store: boolean }
+  | { readonly kind: 'platform' };
 
 /** The route needs no key. Only for health, documentation and problem pages. */
 /** Whether the access guard reads a request's body under the rule: always once the caller is admitted, never on a public route. */
 export const readsBody = (rule: AccessRule): rule is Exclude<AccessRule, { kind: 'public' }> => rule.kind !== 'public';
 
 export const Public = () => applyDecorators(SetMetadata(ACCESS_RULE, { kind: 'public' } satisfies AccessRule));
+
+/** A notification from the e-commerce platform; see AccessRule. Outside the OpenAPI document: the platform calls it. */
+export const PlatformNotification = () => SetMetadata(ACCESS_RULE, { kind: 'platform' } satisfies AccessRule);
 
 /** A seller-console page; see AccessRule. Excluded from the OpenAPI document with the rest of the console. */
 export const ConsolePage = (options: { signedIn: boolean; store?: boolean }) =>
@@ -89,6 +95,8 @@ export function describeRule(rule: AccessRule | undefined): string {
       return 'public';
     case 'operator':
       return 'operator bootstrap key';
+    case 'platform':
+      return 'platform signature over the body';
     case 'console':
       return !rule.signedIn ? 'console, signed in or not' : rule.store ? 'console session; store of its merchant' : 'console session';
     case 'merchant': {

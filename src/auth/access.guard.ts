@@ -7,12 +7,14 @@ import { ACCESS_RULE, type AccessRule, readsBody, STORE_PARAM } from './access.d
 import { ConsoleSessionAccess } from '../console-accounts/console-session-access.js';
 import { CREDENTIAL_PARAMS } from '../common/crypto/key-secret.js';
 import { KeyAccess } from './key-access.js';
+import { PlatformNoticeAccess } from './platform-notice-access.js';
 import type { MerchantPrincipal } from './principal.js';
 import { StoreAccess } from './store-access.js';
 
 /**
  * The global guard: every route is denied unless it declares a rule (see access.decorators.ts). It admits the
- * caller by the rule's credential — a bearer key (key-access.ts) or a console session (console-session-access.ts) —
+ * caller by the rule's credential — a bearer key (key-access.ts), a console session (console-session-access.ts) or the
+ * platform's signature over a notification (platform-notice-access.ts) —
  * resolves the store a route names for that caller (store-access.ts), and only then reads the body.
  */
 @Injectable()
@@ -24,6 +26,7 @@ export class AccessGuard implements CanActivate {
     private readonly keys: KeyAccess,
     private readonly consoleSessions: ConsoleSessionAccess,
     private readonly stores: StoreAccess,
+    private readonly platformNotices: PlatformNoticeAccess,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -41,6 +44,11 @@ export class AccessGuard implements CanActivate {
       const principal = await this.consoleSessions.admit(request, response, rule);
       if (principal !== null) request.user = principal;
       if (rule.store && principal !== null) request.store = await this.stores.resolve(principal, request.params[STORE_PARAM]);
+      return true;
+    }
+
+    if (rule.kind === 'platform') {
+      await this.platformNotices.admit(request, response);
       return true;
     }
 

@@ -6,6 +6,7 @@ import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { KeyAccess } from './key-access.js';
+import { PlatformNoticeAccess } from './platform-notice-access.js';
 import { assertBodiesRead } from './route-bodies.js';
 import { StoreAccess } from './store-access.js';
 
@@ -14,7 +15,7 @@ import { StoreAccess } from './store-access.js';
   // ApiKeysModule: the keys the bearer strategy authenticates (merchant keys, the operator key). ConsoleAccountsModule:
   // console sessions and their CSRF tokens (ConsoleSessionAccess). StoresModule: the store a route names (StoreAccess).
   imports: [ApiKeysModule, ConsoleAccountsModule, StoresModule],
-  providers: [BearerStrategy, KeyAccess, StoreAccess, { provide: APP_GUARD, useClass: AccessGuard }],
+  providers: [BearerStrategy, KeyAccess, StoreAccess, PlatformNoticeAccess, { provide: APP_GUARD, useClass: AccessGuard }],
 })
 export class AuthModule implements OnModuleInit {
   constructor(private readonly modules: ModulesContainer) {}

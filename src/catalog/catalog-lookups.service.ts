@@ -48,6 +48,11 @@ export class CatalogLookups {
     return { id: product.id, title: product.title, productTypeId: product.productTypeId, labels };
   }
 
+  /** The store's products known by these external ids (a platform's), with their variants by external id. */
+  byExternalIds(store: Store, externalIds: readonly string[]): Promise<Map<string, { id: string; variants: Map<string, string> }>> {
+    return this.products.byExternalIds(store, externalIds);
+  }
+
   /** The titles of the store's products among `ids`. */
   titles(store: Store, ids: readonly string[]): Promise<Map<string, string>> {
     return this.products.titles(store, ids);

@@ -85,6 +85,27 @@ export class ProductsRepository {
     return { product, labels: chart.sizes.map((size) => size.label) };
   }
 
+  /**
+   * The store's products whose `external_id` is among `externalIds`, each with its variants' ids by their
+   * `external_id` (variants without one left out), archived ones included.
+   */
+  async byExternalIds(store: Store, externalIds: readonly string[]): Promise<Map<string, { id: string; variants: Map<string, string> }>> {
+    if (!externalIds.length) return new Map();
+    const rows = (await this.products.query(
+      `SELECT p.external_id AS product, p.id AS product_id, v.external_id AS variant, v.id AS variant_id
+         FROM products p LEFT JOIN variants v ON v.product_id = p.id AND v.external_id IS NOT NULL
+        WHERE p.store_id = $1 AND p.external_id = ANY($2::text[])`,
+      [store.id, [...externalIds]],
+    )) as Array<{ product: string; product_id: string; variant: string | null; variant_id: string | null }>;
+    const found = new Map<string, { id: string; variants: Map<string, string> }>();
+    for (const row of rows) {
+      const product = found.get(row.product) ?? { id: row.product_id, variants: new Map<string, string>() };
+      found.set(row.product, product);
+      if (row.variant !== null && row.variant_id !== null) product.variants.set(row.variant, row.variant_id);
+    }
+    return found;
+  }
+
   /** The titles of the store's products among `ids`. */
   async titles(store: Store, ids: readonly string[]): Promise<Map<string, string>> {
     if (!ids.length) return new Map();

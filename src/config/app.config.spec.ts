@@ -207,6 +207,9 @@ describe('loadConfig', () => {
         clientId: 'client',
         scopes: ['read_products', 'read_orders'],
         timeoutMs: 5000,
+        jobPollSeconds: 2,
+        retryDelaySeconds: 30,
+        jobRetries: 8,
       });
       expect(loadConfig(platform).platform?.tokenKey).toEqual(Buffer.alloc(32, 7));
     });

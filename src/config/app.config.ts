@@ -50,6 +50,12 @@ export interface PlatformConfig {
   readonly timeoutMs: number;
   /** The AES-256-GCM key that seals access tokens at rest. */
   readonly tokenKey: Buffer;
+  /** How often an idle worker looks for the shops' notifications to process (`PLATFORM_JOB_POLL_SECONDS`, default 2). */
+  readonly jobPollSeconds: number;
+  /** The wait before the first retry of a failed job, doubled at each (`PLATFORM_RETRY_DELAY_SECONDS`, default 30). */
+  readonly retryDelaySeconds: number;
+  /** Attempts after the first before a job goes to the dead-letter list (`PLATFORM_JOB_RETRIES`, default 8: about 45 minutes). */
+  readonly jobRetries: number;
 }
 
 /** A configuration problem, reported as one readable line instead of a stack trace. */
@@ -201,7 +207,20 @@ function parsePlatform(env: NodeJS.ProcessEnv): PlatformConfig | null {
     throw new ConfigError('PLATFORM_SCOPES must be a comma-separated list such as read_products,read_orders');
   }
   const timeoutMs = parsePositive('PLATFORM_TIMEOUT_MS', env.PLATFORM_TIMEOUT_MS, 5000);
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, scopes, timeoutMs, tokenKey };
+  const jobPollSeconds = parsePositive('PLATFORM_JOB_POLL_SECONDS', env.PLATFORM_JOB_POLL_SECONDS, 2);
+  const retryDelaySeconds = parsePositive('PLATFORM_RETRY_DELAY_SECONDS', env.PLATFORM_RETRY_DELAY_SECONDS, 30);
+  const jobRetries = parseCount('PLATFORM_JOB_RETRIES', env.PLATFORM_JOB_RETRIES, 8);
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    clientId,
+    clientSecret,
+    scopes,
+    timeoutMs,
+    tokenKey,
+    jobPollSeconds,
+    retryDelaySeconds,
+    jobRetries,
+  };
 }
 
 function parseUrl(name: string, value: string): URL {

@@ -7,7 +7,7 @@ import { asProblem } from '../common/problems/problem-details.filter.js';
 import type { ProblemPages } from '../common/problems/problem-pages.js';
 import type { ProblemError } from '../common/problems/problem-error.js';
 import { redactSecrets } from '../common/http/redact.js';
-import { ConsoleError } from './console-error.js';
+import { ConsoleError } from '../common/problems/console-error.js';
 import { PageSender, pageContext } from './console-pages.js';
 import { errorPage } from './pages/account-pages.js';
 import type { PageContext } from './pages/layout.js';

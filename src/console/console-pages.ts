@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import type { Html } from './html.js';
 import type { PageContext } from './pages/layout.js';
 import type { StoreFormValues } from './pages/store-pages.js';
-import { platformFormSource } from './platform.service.js';
+import { platformFormSource } from '../platform/platform.service.js';
 
 /** What the guard established for this console request, as pages need it. */
 export const CurrentPage = createParamDecorator((_: unknown, context: ExecutionContext): PageContext =>

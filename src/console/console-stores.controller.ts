@@ -25,7 +25,7 @@ import { StoresService } from '../stores/stores.service.js';
 import { ProductTypesService } from '../catalog/product-types.service.js';
 import { ProductsService } from '../catalog/products.service.js';
 import { SizeChartsService } from '../catalog/size-charts.service.js';
-import { PlatformService } from './platform.service.js';
+import { PlatformService } from '../platform/platform.service.js';
 import { SubmittedForms } from '../idempotency/submitted-forms.js';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,4 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { EventsModule } from '../events/events.module.js';
@@ -20,15 +19,13 @@ import { PROBLEM_PAGES } from '../common/problems/problem-pages.js';
 import { ConsolePageFilter, ConsoleProblemPages } from './console-page.filter.js';
 import { PageSender } from './console-pages.js';
 import { ConsoleStoresController } from './console-stores.controller.js';
-import { CONSOLE_ENTITIES } from './platform.entities.js';
-import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformController } from './platform.controller.js';
-import { PlatformService } from './platform.service.js';
+import { ConsolePlatformController } from './console-platform.controller.js';
+import { PlatformModule } from '../platform/platform.module.js';
 
 /** The seller console at /console (docs/decisions/005-seller-console.md). */
 @Module({
   imports: [
-    TypeOrmModule.forFeature(CONSOLE_ENTITIES),
     ApiKeysModule,
     ConsoleAccountsModule,
     StoresModule,
@@ -37,6 +34,7 @@ import { PlatformService } from './platform.service.js';
     CatalogModule,
     EventsModule,
     ExperimentsModule,
+    PlatformModule,
   ],
   // ConsoleNotFoundController last: its catch-all must not shadow the pages.
   controllers: [
@@ -46,14 +44,13 @@ import { PlatformService } from './platform.service.js';
     ConsoleExperimentsController,
     ConsoleStatusController,
     PlatformController,
+    ConsolePlatformController,
     ConsoleAssetsController,
     ConsoleNotFoundController,
   ],
   providers: [
     PageSender,
     RecentRefusals,
-    PlatformService,
-    PlatformConnectionsRepository,
     ConsolePageFilter,
     { provide: PROBLEM_PAGES, useClass: ConsoleProblemPages },
     { provide: PROBLEM_OBSERVER, useExisting: RecentRefusals },

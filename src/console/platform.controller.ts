@@ -5,7 +5,7 @@ import { ConsolePage } from '../auth/access.decorators.js';
 import type { ConsoleIdentity } from '../auth/principal.js';
 import { ConsolePageFilter } from './console-page.filter.js';
 import { PageSender, SignedIn } from './console-pages.js';
-import { CALLBACK_PATH, PlatformService } from './platform.service.js';
+import { CALLBACK_PATH, PlatformService } from '../platform/platform.service.js';
 
 /** The platform's redirect back after the merchant approved the connection. */
 @ApiExcludeController()

@@ -32,8 +32,9 @@ export const TABLE_OWNERS = {
   fit_verdicts: 'learning',
   experiments: 'experiments',
   experiment_exposures: 'experiments',
-  platform_connections: 'console',
-  platform_oauth_states: 'console',
+  platform_connections: 'platform',
+  platform_oauth_states: 'platform',
+  platform_webhooks: 'platform',
   schema_migrations: 'database',
   // TypeORM's record of the views entities describe (`ApiKeyRecord`), made by its migration runner.
   typeorm_metadata: 'database',

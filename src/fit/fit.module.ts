@@ -38,6 +38,6 @@ import { ShoppersRepository } from './shoppers.repository.js';
     SessionReferences,
     ShopperKeys,
   ],
-  exports: [ProductFitService],
+  exports: [ProductFitService, SessionsService],
 })
 export class FitModule {}

@@ -49,6 +49,10 @@ export class StoresRepository {
   }
 
   /** The store `storeId` if it is one of the merchant's, else null. */
+  findById(storeId: string): Promise<Store | null> {
+    return this.stores.findOneBy({ id: storeId });
+  }
+
   findOfMerchant(storeId: string, merchantId: string): Promise<Store | null> {
     return this.stores.findOneBy({ id: storeId, merchantId });
   }

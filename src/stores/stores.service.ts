@@ -47,6 +47,14 @@ export class StoresService {
     return StoreResponse.from(await this.stores.getById(store.id));
   }
 
+  /**
+   * The store `storeId`, whoever its merchant, or null: only for a caller that has established the tenant otherwise
+   * (the platform's signed notification for a shop, whose connection names the store).
+   */
+  findConnected(storeId: string): Promise<Store | null> {
+    return this.stores.findById(storeId);
+  }
+
   /** The merchant's store `storeId`, or null. */
   findOfMerchant(storeId: string, merchantId: string): Promise<Store | null> {
     return this.stores.findOfMerchant(storeId, merchantId);

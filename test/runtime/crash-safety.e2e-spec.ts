@@ -8,18 +8,13 @@
  * embedded database in a temporary data directory. The service runs as a child process so that it can really die.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { createTenant, type Tenant } from '../support/fixtures.js';
 import { SHOPPER } from '../support/metrics-fixtures.js';
 import { createShop, type Shop } from '../support/session-fixtures.js';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { scratchDatabase, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
-const POSTGRES_URL = process.env.DATABASE_URL;
-const onPostgres = POSTGRES_URL !== undefined;
+const onPostgres = process.env.DATABASE_URL !== undefined;
 
 const SOURCE = 'storefront';
 const BATCH = 500;
@@ -44,34 +39,6 @@ interface BatchDelivery {
 
 const acknowledged = (status: number | 'cut' | undefined) => status === 201 || status === 200;
 
-/** The database the service runs on: created here, and removed afterwards. */
-async function newDatabase(): Promise<{ env: { DATABASE_URL: string } | { DATA_DIR: string }; drop(): Promise<void> }> {
-  if (!POSTGRES_URL) {
-    const dir = mkdtempSync(join(tmpdir(), 'size-fit-crash-'));
-    return {
-      env: { DATA_DIR: dir },
-      drop: async () => {
-        rmSync(dir, { recursive: true, force: true });
-        rmSync(`${dir}.lock`, { recursive: true, force: true });
-      },
-    };
-  }
-  const name = `crash_safety_${process.pid}_${Date.now().toString(36)}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { env: { DATABASE_URL: url.toString() }, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 /** A fetch that retries a connection that failed before any answer (a keep-alive socket of the killed process). */
 async function send(url: string, init: RequestInit, attempts = 3): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
@@ -85,7 +52,7 @@ async function send(url: string, init: RequestInit, attempts = 3): Promise<Respo
 }
 
 describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the embedded database'}`, () => {
-  let database: Awaited<ReturnType<typeof newDatabase>>;
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let service: ServiceProcess | undefined;
   let tenant: Tenant;
   let shop: Shop;
@@ -160,7 +127,7 @@ describe(`killed with SIGKILL under load, on ${onPostgres ? 'PostgreSQL' : 'the 
   };
 
   beforeAll(async () => {
-    database = await newDatabase();
+    database = await scratchDatabase();
     service = await startServiceProcess({ database: database.env });
     tenant = await createTenant(service.asTestApp);
     shop = await createShop(service.asTestApp, tenant.storeId, tenant.admin.secret);

@@ -1,6 +1,6 @@
 import { afterAll, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import request, { type Response } from 'supertest';
+import type { Response } from 'supertest';
 import type { TestApp } from './app.js';
 
 /**
@@ -238,7 +238,7 @@ export class ConsoleClient {
   }
 
   async get(path: string, headers: Readonly<Record<string, string>> = {}): Promise<Response> {
-    let test = request(this.t.app.getHttpServer()).get(path);
+    let test = this.t.http().get(path);
     for (const [name, value] of Object.entries({ ...headers, ...this.cookieHeader(path) })) test = test.set(name, value);
     return this.received('GET', path, await test);
   }
@@ -253,7 +253,7 @@ export class ConsoleClient {
 
   /** Posts any body with any content type, cookies included (for refusals of non-form bodies). */
   async send(path: string, contentType: string, body: string, headers: Readonly<Record<string, string>> = {}): Promise<Response> {
-    let test = request(this.t.app.getHttpServer()).post(path);
+    let test = this.t.http().post(path);
     for (const [name, value] of Object.entries({ ...headers, ...this.cookieHeader(path), 'Content-Type': contentType }))
       test = test.set(name, value);
     return this.received('POST', path, await test.send(body));

@@ -22,6 +22,9 @@ export const PLATFORM: PlatformConfig = {
   clientSecret: randomBytes(16).toString('hex'),
   scopes: ['read_products'],
   timeoutMs: 500,
+  jobPollSeconds: 1,
+  retryDelaySeconds: 1,
+  jobRetries: 1,
   tokenKey: randomBytes(32),
 };
 

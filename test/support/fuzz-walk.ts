@@ -172,6 +172,7 @@ export function useFuzzWalk() {
     if (name === 'type_id') return side.shop.productTypeId;
     if (name === 'experiment_id') return side.experimentId;
     if (name === 'shopper_ref') return 'cust-fuzzed';
+    if (name === 'job') return '01936f6e-0000-7000-8000-00000000a0b1';
     if (name === 'code') return 'validation_failed';
     if (name === 'name') return 'console.css';
     if (name !== 'id') throw new Error(`no fixture for {${name}} in ${path}`);

@@ -227,6 +227,9 @@ export function usePlatformConnection(): PlatformConnection {
         clientSecret: platform.clientSecret,
         scopes: SCOPES,
         timeoutMs: TIMEOUT_MS,
+        jobPollSeconds: 1,
+        retryDelaySeconds: 1,
+        jobRetries: 1,
         tokenKey,
       },
     });

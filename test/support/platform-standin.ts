@@ -307,3 +307,36 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** A notification (webhook) as the platform delivers it: its headers and raw body. */
+export interface Notification {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * A notification for `shop` on `topic`, as the platform documents it: `X-Shop-Hmac-Sha256` is the base64
+ * HMAC-SHA256 of the raw body under the app's client secret; `X-Shop-Webhook-Id` is the same on every redelivery.
+ * Written from the platform's documentation, not from src. `secret` forges one; `id` redelivers one.
+ */
+export function notification(
+  platform: Pick<StandinPlatform, 'clientSecret'>,
+  shop: string,
+  topic: string,
+  payload: unknown,
+  options: { id?: string; secret?: string } = {},
+): Notification {
+  const body = JSON.stringify(payload);
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Shop-Topic': topic,
+      'X-Shop-Domain': shop,
+      'X-Shop-Webhook-Id': options.id ?? randomBytes(12).toString('hex'),
+      'X-Shop-Hmac-Sha256': createHmac('sha256', options.secret ?? platform.clientSecret)
+        .update(body, 'utf8')
+        .digest('base64'),
+    },
+  };
+}

@@ -6,11 +6,14 @@
  * the options Jest uses (decorator metadata included), and maps the `.js` import suffixes to the `.ts` sources.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
 import request from 'supertest';
 import { OPERATOR_KEY, type TestApp } from './app.js';
 
@@ -171,4 +174,36 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     stderr: () => stderr,
     stdout: () => stdout,
   };
+}
+
+/**
+ * A database for a service process of its own, removed by `drop()`: a new PostgreSQL database when DATABASE_URL is
+ * set, else a temporary data directory for the embedded one.
+ */
+export async function scratchDatabase(): Promise<{ env: { DATABASE_URL: string } | { DATA_DIR: string }; drop(): Promise<void> }> {
+  const POSTGRES_URL = process.env.DATABASE_URL;
+  if (!POSTGRES_URL) {
+    const dir = mkdtempSync(join(tmpdir(), 'size-fit-crash-'));
+    return {
+      env: { DATA_DIR: dir },
+      drop: async () => {
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(`${dir}.lock`, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `scratch_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return { env: { DATABASE_URL: url.toString() }, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -35,6 +35,13 @@ export const PROBLEMS = {
     title: 'Unauthenticated',
     description: 'No API key was sent, or the key is unknown, revoked or expired. Send `Authorization: Bearer <API_KEY>`.',
   },
+  invalid_signature: {
+    status: 401,
+    title: 'Invalid signature',
+    description:
+      'A platform notification whose `X-Shop-Hmac-Sha256` header is missing or is not the base64 HMAC-SHA256 of the ' +
+      "body's bytes under the app's secret. Nothing of it was read or kept.",
+  },
   insufficient_scope: {
     status: 403,
     title: 'Insufficient scope',

@@ -4,7 +4,7 @@ import type { FieldError } from '../../common/problems/problem-error.js';
 import type { StoreResponse } from '../../stores/dto/store.dto.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
-import type { PlatformConnection } from '../platform.entities.js';
+import type { PlatformConnection } from '../../platform/platform.entities.js';
 import { csrfField, errorSummary, fieldError, fieldHint, invalidAttributes, layout, type PageContext } from './layout.js';
 
 export interface StoreFormValues {
@@ -239,6 +239,7 @@ function platformSection(context: PageContext, store: Store, page: StorePage): H
     connection
       ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${connection.connectedAt.toISOString().slice(0, 10)}
       <span class="muted">(permissions: ${connection.scopes.split(',').filter(Boolean).join(', ') || 'none'})</span>.</p>
+    <p><a href="/console/stores/${store.id}/platform">The shop’s orders and returns as they arrive →</a></p>
     <form method="post" action="/console/stores/${store.id}/platform/disconnect" data-confirm="Disconnect ${connection.shop}?">
       ${csrfField(context)}<button type="submit" class="danger">Disconnect</button>
     </form>`

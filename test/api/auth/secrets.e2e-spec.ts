@@ -118,6 +118,9 @@ describe('secrets', () => {
         clientSecret: platform.clientSecret,
         scopes: ['read_products', 'read_orders'],
         timeoutMs: 2000,
+        jobPollSeconds: 1,
+        retryDelaySeconds: 1,
+        jobRetries: 1,
         tokenKey,
       },
     });

@@ -217,6 +217,9 @@ describe('tenant isolation matrix', () => {
         clientSecret: platform.clientSecret,
         scopes: ['read_products'],
         timeoutMs: 2000,
+        jobPollSeconds: 1,
+        retryDelaySeconds: 1,
+        jobRetries: 1,
         tokenKey: randomBytes(32),
       },
     });
@@ -437,6 +440,7 @@ describe('tenant isolation matrix', () => {
             values.type_id = recipe.fresh === 'type' ? await fresh('type', worlds.A1) : worlds.A1.typeId;
           if (route.params.includes('chart_id'))
             values.chart_id = recipe.fresh === 'chart' ? await fresh('chart', worlds.A1) : worlds.A1.chartId;
+          if (route.params.includes('job')) values.job = '01936f6e-0000-7000-8000-00000000a0b1';
           if (route.params.includes('experiment_id'))
             values.experiment_id =
               recipe.fresh === 'draft' || recipe.fresh === 'running' ? await fresh(recipe.fresh, worlds.A1) : worlds.A1.experimentId;

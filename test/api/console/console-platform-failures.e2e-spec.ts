@@ -163,6 +163,9 @@ describe('console: platform down', () => {
         clientSecret: platform.clientSecret,
         scopes: SCOPES,
         timeoutMs: TIMEOUT_MS,
+        jobPollSeconds: 1,
+        retryDelaySeconds: 1,
+        jobRetries: 1,
         tokenKey,
       },
     });

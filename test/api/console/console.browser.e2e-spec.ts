@@ -31,7 +31,8 @@ import {
   utcDay,
 } from '../../support/metrics-fixtures.js';
 import { createShop } from '../../support/session-fixtures.js';
-import { type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { notification, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { DataSource } from 'typeorm';
 
 /**
  * The seller console in a real browser (docs/decisions/005-seller-console.md): Debian's Chromium driven by
@@ -77,6 +78,9 @@ suite('seller console in Chromium', () => {
         clientSecret: platform.clientSecret,
         scopes: ['read_products', 'read_orders'],
         timeoutMs: 2000,
+        jobPollSeconds: 1,
+        retryDelaySeconds: 1,
+        jobRetries: 1,
         tokenKey: randomBytes(32),
       },
     });
@@ -265,6 +269,36 @@ suite('seller console in Chromium', () => {
       await expect(page.locator('#platform .shop').textContent()).resolves.toBe(SHOP);
       expect(await page.content()).not.toContain(platform.tokens[0]);
       await shot(page, 'store-connected');
+
+      // ——— the shop's notifications: an order (one line the catalog cannot name) and an uninstall-free day ———
+      const product = `/v1/stores/${shop.storeId}/products/${shop.productId}`;
+      await t.http().patch(product).set(bearer(shop.secret)).send({ external_id: 'nw-tee' });
+      await t.http().patch(`${product}/variants/${shop.variants.M}`).set(bearer(shop.secret)).send({ external_id: 'nw-tee-m' });
+      const order = notification(platform, SHOP, 'orders/paid', {
+        id: 'NW-1001',
+        processed_at: new Date().toISOString(),
+        line_items: [
+          { id: '1', product_id: 'nw-tee', variant_id: 'nw-tee-m', quantity: 1 },
+          { id: '2', product_id: 'nw-socks', variant_id: 'nw-socks-one', quantity: 1 },
+        ],
+      });
+      expect((await t.http().post('/platform/webhooks').set(order.headers).send(order.body)).status).toBe(200);
+      for (let waited = 0; waited < 100; waited++) {
+        const [row] = await t.app.get(DataSource).query(`SELECT state FROM platform_webhooks WHERE store_id = $1`, [shop.storeId]);
+        if (row?.state === 'processed') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await tabTo(page, '#platform a[href$="/platform"]');
+      const toNotices = await navigate(page, watched, () => page.keyboard.press('Enter'));
+      expect(steps(toNotices)).toEqual([`GET ${storePath()}/platform 200`]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Shop connection');
+      const noticeRow = page.locator('#notices tr[data-topic="orders/paid"]');
+      await expect(noticeRow.getAttribute('data-state')).resolves.toBe('processed');
+      expect(await noticeRow.textContent()).toContain('1 of 2 lines recorded, 1 not recorded');
+      expect(await page.locator('#dead-letters [data-empty="dead-letters"]').count()).toBe(1);
+      expect({ step: 'shop connection', violations: await axeViolations(page) }).toEqual({ step: 'shop connection', violations: [] });
+      await shot(page, 'store-platform');
+      await navigate(page, watched, () => page.goto(url(storePath())));
 
       // ——— metrics: the seven rates and the chart drawn by uPlot ———
       const toMetrics = await navigate(page, watched, () => page.getByRole('link', { name: 'Metrics' }).click());

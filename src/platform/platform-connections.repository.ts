@@ -39,6 +39,16 @@ export class PlatformConnectionsRepository {
     return this.connections.findOneBy({ storeId });
   }
 
+  /** The stores connected to `shop` (each connection is one the shop approved). */
+  async storesOfShop(shop: string): Promise<string[]> {
+    const rows = (await this.connections.query('SELECT store_id FROM platform_connections WHERE shop = $1 ORDER BY store_id', [
+      shop,
+    ])) as Array<{
+      store_id: string;
+    }>;
+    return rows.map((row) => row.store_id);
+  }
+
   /** Sweeps the states that have expired. */
   async deleteExpiredStates(): Promise<void> {
     await this.states.createQueryBuilder().delete().where('expires_at <= now()').execute();

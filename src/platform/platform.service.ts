@@ -7,7 +7,7 @@ import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import type { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
-import { ConsoleError } from './console-error.js';
+import { ConsoleError } from '../common/problems/console-error.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import type { PlatformConnection } from './platform.entities.js';
 import { seal } from '../common/crypto/seal.js';

@@ -1,0 +1,124 @@
+import type { LineResult, PlatformConnection, PlatformNotice } from '../../platform/platform.entities.js';
+import type { Store } from '../../stores/store.entity.js';
+import { html, type Html } from '../html.js';
+import { csrfField, layout, type PageContext } from './layout.js';
+
+interface PlatformPage {
+  readonly store: Store;
+  readonly connection: PlatformConnection | null;
+  /** Where the platform is to deliver the shop's notifications. */
+  readonly address: string;
+  readonly notices: readonly PlatformNotice[];
+  readonly deadLetters: ReadonlyArray<{ job: string; notice: PlatformNotice | null; error: string | null; failedAt: Date }>;
+  /** A dead letter was just sent back for another attempt, or was no longer there. */
+  readonly retried?: 'retried' | 'gone';
+}
+
+/** What each topic is, in the merchant's words. */
+const TOPIC_WORDS: Readonly<Record<string, string>> = {
+  'orders/paid': 'Order paid',
+  'returns/requested': 'Return requested',
+  'exchanges/created': 'Exchange',
+  'app/uninstalled': 'App uninstalled',
+  'customers/data_request': 'A customer asked for her data',
+  'customers/redact': 'A customer asked to be erased',
+  'shop/redact': 'The shop asked to be erased',
+};
+
+const STATE_WORDS: Readonly<Record<string, string>> = {
+  queued: 'Waiting to be processed',
+  processed: 'Processed',
+  failed: 'Could not be read',
+  ignored: 'Not used by Size-Fit',
+  dead_letter: 'Failed at every attempt',
+};
+
+const LINE_WORDS: Readonly<Record<LineResult['status'], string>> = {
+  recorded: 'recorded',
+  duplicate: 'already recorded',
+  not_in_catalog: 'the product is not in the catalog (no product has this platform id as its external id)',
+  unknown_variant: 'the product has no variant with this platform id as its external id',
+  refused: 'refused',
+};
+
+const time = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const topicWords = (topic: string) => TOPIC_WORDS[topic] ?? topic;
+
+/** The store's link to its shop: the connection, the notifications received and how each ended, the dead letters. */
+export function platformPage(context: PageContext, page: PlatformPage): Html {
+  const { store, connection } = page;
+  return layout(
+    context,
+    {
+      title: `${store.name}: shop connection`,
+      breadcrumbs: [
+        { label: 'Stores', href: '/console' },
+        { label: store.name, href: `/console/stores/${store.id}` },
+        { label: 'Shop connection' },
+      ],
+    },
+    html`<h1>Shop connection</h1>
+${page.retried === 'retried' ? html`<p class="notice" role="status" data-status="retried">The notification is queued again; this page shows how it ends.</p>` : ''}
+${page.retried === 'gone' ? html`<p class="warning" role="status" data-status="gone">That notification is no longer waiting for a retry.</p>` : ''}
+<section class="card" id="connection" data-connected="${connection ? 'true' : 'false'}">
+  <h2>Connection</h2>
+  ${
+    connection
+      ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${time(connection.connectedAt)}.</p>
+  <p class="muted small">The platform delivers the shop’s orders, returns and exchanges to <code>${page.address}</code>; each one is
+  checked against the app’s signature, kept, and processed within seconds.</p>`
+      : html`<p>This store is not connected to a shop. <a href="/console/stores/${store.id}#platform">Connect it on the store’s page</a>.</p>`
+  }
+</section>
+<section class="card" id="dead-letters">
+  <h2>Failed notifications</h2>
+  ${
+    page.deadLetters.length === 0
+      ? html`<p class="empty" data-empty="dead-letters">None: every notification was processed or is on its way.</p>`
+      : html`<p class="muted small">Each was tried several times over about 45 minutes and failed every time. Retry once the cause is mended.</p>
+  <div class="table-wrap" role="region" aria-label="Failed notifications" tabindex="0"><table>
+    <thead><tr><th scope="col">Received</th><th scope="col">Notification</th><th scope="col">Last error</th><th scope="col">Action</th></tr></thead>
+    <tbody>${page.deadLetters.map(
+      (letter) => html`<tr data-job="${letter.job}">
+      <td>${letter.notice ? time(letter.notice.receivedAt) : time(letter.failedAt)}</td>
+      <td>${letter.notice ? topicWords(letter.notice.topic) : 'A notification since erased'}</td>
+      <td>${letter.error ?? 'unknown'}</td>
+      <td><form method="post" action="/console/stores/${store.id}/platform/dead-letters/${letter.job}/retry">
+        ${csrfField(context)}<button type="submit">Retry</button>
+      </form></td>
+    </tr>`,
+    )}</tbody>
+  </table></div>`
+  }
+</section>
+<section class="card" id="notices">
+  <h2>Recent notifications</h2>
+  ${
+    page.notices.length === 0
+      ? html`<p class="empty" data-empty="notices">None received yet.</p>`
+      : html`<div class="table-wrap" role="region" aria-label="Recent notifications" tabindex="0"><table>
+    <thead><tr><th scope="col">Received</th><th scope="col">Notification</th><th scope="col">State</th><th scope="col">What was done</th></tr></thead>
+    <tbody>${page.notices.map((notice) => noticeRow(notice))}</tbody>
+  </table></div>`
+  }
+</section>`,
+  );
+}
+
+function noticeRow(notice: PlatformNotice): Html {
+  const unmapped = (notice.outcome?.lines ?? []).filter((line) => line.status !== 'recorded' && line.status !== 'duplicate');
+  return html`<tr data-topic="${notice.topic}" data-state="${notice.state}">
+      <td>${time(notice.receivedAt)}</td>
+      <td>${topicWords(notice.topic)} <span class="muted small"><code>${notice.topic}</code></span></td>
+      <td>${STATE_WORDS[notice.state] ?? notice.state}</td>
+      <td>${notice.outcome?.summary ?? ''}${
+        unmapped.length
+          ? html`<ul class="small" data-unmapped="${String(unmapped.length)}">${unmapped.map(
+              (line) =>
+                html`<li><code>${line.external_id}</code>: ${LINE_WORDS[line.status]}${line.code ? html` (<code>${line.code}</code>)` : ''}
+          <span class="muted">product ${line.product}, variant ${line.variant}</span></li>`,
+            )}</ul>`
+          : ''
+      }</td>
+    </tr>`;
+}
