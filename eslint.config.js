@@ -39,7 +39,13 @@ const PUBLIC = {
   learning: ['learning.module.ts', 'learning.service.ts', 'order-lines.ts', 'shopper-digests.ts'],
   metrics: ['metrics.module.ts', 'metrics.service.ts', 'dto'],
   experiments: ['experiments.module.ts', 'experiments.service.ts', 'results.service.ts', 'dto'],
-  platform: ['platform.module.ts', 'platform.service.ts', 'platform-notices.service.ts', 'platform.entities.ts'],
+  platform: [
+    'platform.module.ts',
+    'platform.service.ts',
+    'platform-notices.service.ts',
+    'catalog-import.service.ts',
+    'platform.entities.ts',
+  ],
   console: [],
   health: [],
 };

@@ -22,6 +22,7 @@ import { AnswerLinks1765200000000 } from './src/database/migrations/176520000000
 import { VerdictOdds1765300000000 } from './src/database/migrations/1765300000000-verdict-odds.js';
 import { Experiments1765400000000 } from './src/database/migrations/1765400000000-experiments.js';
 import { PlatformWebhooks1765500000000 } from './src/database/migrations/1765500000000-platform-webhooks.js';
+import { PlatformImports1765600000000 } from './src/database/migrations/1765600000000-platform-imports.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -46,6 +47,7 @@ export const migrations = [
   VerdictOdds1765300000000,
   Experiments1765400000000,
   PlatformWebhooks1765500000000,
+  PlatformImports1765600000000,
 ];
 
 /** A database that does not answer a new connection within this long is treated as down: 503 within a second. */

@@ -3500,7 +3500,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "experiment_state_conflict" | "experiment_overlap" | "experiment_holdout" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "validation_failed" | "event_type_reserved" | "session_mismatch" | "unauthenticated" | "invalid_signature" | "insufficient_scope" | "store_forbidden" | "cannot_revoke_self" | "not_found" | "event_conflict" | "session_state_conflict" | "experiment_state_conflict" | "experiment_overlap" | "experiment_holdout" | "duplicate" | "idempotency_key_reused" | "idempotency_key_in_use" | "in_use" | "payload_too_large" | "csrf_failed" | "malformed_request" | "request_timeout" | "headers_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Equals the Request-Id response header.
              * @example 0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConsolePage } from '../auth/access.decorators.js';
 import { CurrentStore } from '../auth/principal.js';
+import { CatalogImportService } from '../platform/catalog-import.service.js';
 import { PlatformNoticesService } from '../platform/platform-notices.service.js';
 import { PlatformService } from '../platform/platform.service.js';
 import type { Store } from '../stores/store.entity.js';
@@ -22,6 +23,7 @@ export class ConsolePlatformController {
   constructor(
     private readonly platform: PlatformService,
     private readonly notices: PlatformNoticesService,
+    private readonly catalogImport: CatalogImportService,
     private readonly pages: PageSender,
   ) {}
 
@@ -31,12 +33,14 @@ export class ConsolePlatformController {
     @CurrentPage() page: PageContext,
     @CurrentStore() store: Store,
     @Query('retried') retried: unknown,
+    @Query('importing') importing: unknown,
     @Res() response: Response,
-  ) {
-    const [connection, notices, deadLetters] = await Promise.all([
+  ): Promise<void> {
+    const [connection, notices, deadLetters, catalog] = await Promise.all([
       this.platform.connection(store),
       this.notices.recent(store, RECENT),
       this.notices.deadLetters(store),
+      this.catalogImport.status(store),
     ]);
     this.pages.send(
       response,
@@ -48,8 +52,18 @@ export class ConsolePlatformController {
         notices,
         deadLetters,
         retried: retried === '1' ? 'retried' : retried === '0' ? 'gone' : undefined,
+        catalog,
+        importing: importing === '1',
       }),
     );
+  }
+
+  @Post('platform/import')
+  @ConsolePage({ signedIn: true, store: true })
+  async importAgain(@CurrentStore() store: Store, @Res() response: Response): Promise<void> {
+    if ((await this.platform.connection(store)) === null) return this.pages.redirect(response, `/console/stores/${store.id}/platform`);
+    await this.catalogImport.restart(store);
+    this.pages.redirect(response, `/console/stores/${store.id}/platform?importing=1`);
   }
 
   @Post('platform/dead-letters/:job/retry')

@@ -20,6 +20,8 @@ interface QueueDefinition {
   readonly retryDelaySeconds?: number;
   /** A job still running after this long is taken as lost (its process died) and run again. */
   readonly expireInSeconds: number;
+  /** For long jobs: the worker beats every half of this, and a job whose beat stops this long is taken as lost. */
+  readonly heartbeatSeconds?: number;
   /** How often an idle worker asks for work. */
   readonly pollingIntervalSeconds: number;
   /** `lastAttempt`: a failure now sends the job to the dead-letter queue. */
@@ -85,6 +87,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
         retryBackoff: true,
         retryDelayMax: 600,
         expireInSeconds: definition.expireInSeconds,
+        ...(definition.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: definition.heartbeatSeconds }),
       };
       await boss.createQueue(deadLetterQueue(definition.name), { retentionSeconds: 60 * 60 * 24 * 30 });
       await boss.createQueue(definition.name, { ...options, deadLetter: deadLetterQueue(definition.name) });

@@ -35,6 +35,8 @@ export const TABLE_OWNERS = {
   platform_connections: 'platform',
   platform_oauth_states: 'platform',
   platform_webhooks: 'platform',
+  platform_imports: 'platform',
+  platform_products: 'platform',
   schema_migrations: 'database',
   // TypeORM's record of the views entities describe (`ApiKeyRecord`), made by its migration runner.
   typeorm_metadata: 'database',

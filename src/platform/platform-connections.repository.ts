@@ -39,6 +39,17 @@ export class PlatformConnectionsRepository {
     return this.connections.findOneBy({ storeId });
   }
 
+  /** The store's shop and its sealed access token, or null when the store is not connected. */
+  async sealedToken(storeId: string): Promise<{ shop: string; sealed: Buffer } | null> {
+    const rows = (await this.connections.query('SELECT shop, token_ciphertext FROM platform_connections WHERE store_id = $1', [
+      storeId,
+    ])) as Array<{
+      shop: string;
+      token_ciphertext: Uint8Array;
+    }>;
+    return rows[0] ? { shop: rows[0].shop, sealed: Buffer.from(rows[0].token_ciphertext) } : null;
+  }
+
   /** The stores connected to `shop` (each connection is one the shop approved). */
   async storesOfShop(shop: string): Promise<string[]> {
     const rows = (await this.connections.query('SELECT store_id FROM platform_connections WHERE shop = $1 ORDER BY store_id', [

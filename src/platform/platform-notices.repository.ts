@@ -85,7 +85,7 @@ export class PlatformNoticesRepository {
   }
 
   /** Forgets every notification of the store (the shop asked for its data to be erased). */
-  async deleteOfStore(storeId: string): Promise<void> {
-    await this.notices.delete({ storeId });
+  async deleteOfStore(manager: EntityManager, storeId: string): Promise<void> {
+    await manager.query(`DELETE FROM platform_webhooks WHERE store_id = $1`, [storeId]);
   }
 }

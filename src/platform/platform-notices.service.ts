@@ -11,6 +11,7 @@ import { StoresService } from '../stores/stores.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import type { LineResult, NoticeOutcome, NoticeState, PlatformNotice } from './platform.entities.js';
 import { PlatformNoticesRepository } from './platform-notices.repository.js';
+import { PlatformImportsRepository } from './platform-imports.repository.js';
 import { NOTICES_PATH } from './notices-path.js';
 import { isOrderTopic, type LineOutcome, lineOutcomes, type OrderTopic, PayloadError } from './webhook-payloads.js';
 
@@ -48,6 +49,7 @@ export class PlatformNoticesService implements OnModuleInit {
   constructor(
     private readonly transactions: Transactions,
     private readonly notices: PlatformNoticesRepository,
+    private readonly imports: PlatformImportsRepository,
     private readonly connections: PlatformConnectionsRepository,
     private readonly stores: StoresService,
     private readonly catalog: CatalogLookups,
@@ -264,8 +266,14 @@ export class PlatformNoticesService implements OnModuleInit {
           },
         };
       default: // shop/redact
-        await this.notices.deleteOfStore(store.id);
-        return { state: 'processed', outcome: { summary: 'The shop asked for its data to be erased: its notifications were deleted.' } };
+        await this.transactions.run(async (manager) => {
+          await this.notices.deleteOfStore(manager, store.id);
+          await this.imports.deleteOfStore(manager, store.id);
+        });
+        return {
+          state: 'processed',
+          outcome: { summary: 'The shop asked for its data to be erased: its notifications and imported products were deleted.' },
+        };
     }
   }
 }

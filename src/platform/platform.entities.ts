@@ -103,5 +103,86 @@ export class PlatformNotice {
   processedAt: Date | null;
 }
 
+/** The import of a store's shop catalog: one per store, resumable from `nextPage`. */
+@Entity({ name: 'platform_imports' })
+export class PlatformImport {
+  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @Column({ type: 'text' })
+  state: 'running' | 'done' | 'failed';
+
+  /** The platform's cursor of the next page to read; null: the first page (running) or none left. */
+  @Column({ type: 'text', name: 'next_page', nullable: true })
+  nextPage: string | null;
+
+  @Column({ type: 'integer' })
+  pages: number;
+
+  @Column({ type: 'timestamptz', name: 'started_at' })
+  startedAt: Date;
+
+  @Column({ type: 'timestamptz', name: 'finished_at', nullable: true })
+  finishedAt: Date | null;
+
+  /** Why it failed, in a sentence for the console (never what the platform answered). */
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+}
+
+/** One variant of a shop's product: the platform's id and its size (null when the product has no size option). */
+export interface ImportedVariant {
+  readonly id: string;
+  readonly size: string | null;
+}
+
+/** A product of the connected shop, as the import last read it. */
+@Entity({ name: 'platform_products' })
+export class PlatformProduct {
+  @PrimaryColumn({ type: 'uuid', name: 'store_id' })
+  storeId: string;
+
+  @PrimaryColumn({ type: 'text', name: 'platform_id' })
+  platformId: string;
+
+  @Column({ type: 'text' })
+  title: string;
+
+  @Column({ type: 'text', name: 'product_type' })
+  productType: string;
+
+  @Column({ type: 'text' })
+  vendor: string;
+
+  @Column({ type: 'text', array: true })
+  tags: string[];
+
+  /** The name of its size option (Size, Taille, Größe…), or null: skipped, it has no sizes to fit. */
+  @Column({ type: 'text', name: 'size_option', nullable: true })
+  sizeOption: string | null;
+
+  @Column({ type: 'jsonb' })
+  variants: ImportedVariant[];
+
+  /** The store's catalog product whose `external_id` is the platform's id; null: it needs a chart. */
+  @Column({ type: 'uuid', name: 'product_id', nullable: true })
+  productId: string | null;
+
+  @Column({ type: 'timestamptz', name: 'imported_at' })
+  importedAt: Date;
+}
+
+/** What an import has read so far. */
+export interface ImportCounts {
+  readonly products: number;
+  readonly variants: number;
+  /** In the catalog already (a product whose `external_id` is the platform's id). */
+  readonly linked: number;
+  /** With a size option and not in the catalog: they need a chart. */
+  readonly needs_chart: number;
+  /** Without a size option: nothing to fit. */
+  readonly skipped: number;
+}
+
 /** The entities of the platform connection and its sync, registered by its module. */
-export const PLATFORM_ENTITIES = [PlatformOAuthState, PlatformConnection, PlatformNotice];
+export const PLATFORM_ENTITIES = [PlatformOAuthState, PlatformConnection, PlatformNotice, PlatformImport, PlatformProduct];

@@ -5,7 +5,9 @@ import { ConsoleAccountsModule } from '../console-accounts/console-accounts.modu
 import { EventsModule } from '../events/events.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { StoresModule } from '../stores/stores.module.js';
+import { CatalogImportService } from './catalog-import.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
+import { PlatformImportsRepository } from './platform-imports.repository.js';
 import { PlatformNoticesController } from './platform-notices.controller.js';
 import { PlatformNoticesRepository } from './platform-notices.repository.js';
 import { PlatformNoticesService } from './platform-notices.service.js';
@@ -19,7 +21,14 @@ import { PlatformService } from './platform.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature(PLATFORM_ENTITIES), ConsoleAccountsModule, StoresModule, CatalogModule, EventsModule, FitModule],
   controllers: [PlatformNoticesController],
-  providers: [PlatformService, PlatformConnectionsRepository, PlatformNoticesService, PlatformNoticesRepository],
-  exports: [PlatformService, PlatformNoticesService],
+  providers: [
+    PlatformService,
+    PlatformConnectionsRepository,
+    PlatformNoticesService,
+    PlatformNoticesRepository,
+    CatalogImportService,
+    PlatformImportsRepository,
+  ],
+  exports: [PlatformService, PlatformNoticesService, CatalogImportService],
 })
 export class PlatformModule {}

@@ -8,6 +8,7 @@ import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.c
 import type { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
 import { ConsoleError } from '../common/problems/console-error.js';
+import { CatalogImportService } from './catalog-import.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import type { PlatformConnection } from './platform.entities.js';
 import { seal } from '../common/crypto/seal.js';
@@ -92,6 +93,7 @@ export class PlatformService {
     private readonly transactions: Transactions,
     private readonly connections: PlatformConnectionsRepository,
     private readonly stores: StoresService,
+    private readonly catalogImport: CatalogImportService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -156,6 +158,8 @@ export class PlatformService {
         tokenCiphertext: seal(platform.tokenKey, pending.store_id, granted.token),
         connectedBy: identity.accountId,
       });
+      // The shop's catalog, imported by a job once the connection is committed.
+      await this.catalogImport.begin(manager, pending.store_id);
     });
     return pending.store_id;
   }

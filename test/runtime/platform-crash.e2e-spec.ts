@@ -1,7 +1,8 @@
 /**
  * A connected shop's notifications survive a kill: the service answers each one once it is kept with its job, is
  * killed with SIGKILL while the jobs are queued or running, and started again on the same database; every order line
- * then becomes exactly one event, and every notification ends processed.
+ * then becomes exactly one event, and every notification ends processed. An import of the shop's catalog cut off by
+ * the kill resumes after the restart at the page it was reading.
  *
  * Runs on PostgreSQL (a database of its own) when DATABASE_URL is set, otherwise on the embedded database in a
  * temporary data directory. The service runs as a child process so that it can really die.
@@ -10,10 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bearer } from '../support/app.js';
-import { findAll, signUp } from '../support/console-client.js';
+import { findAll, signUp, textOf } from '../support/console-client.js';
 import { createTenant } from '../support/fixtures.js';
 import { callback, startConnect } from '../support/platform-console.js';
-import { notification, type StandinPlatform, startPlatform } from '../support/platform-standin.js';
+import { notification, type StandinPlatform, standinProducts, startPlatform } from '../support/platform-standin.js';
 import { scratchDatabase, type ServiceProcess, startServiceProcess } from '../support/service-process.js';
 import { createShop, type Shop, SIZES } from '../support/session-fixtures.js';
 
@@ -116,5 +117,38 @@ describe(`platform notifications across a SIGKILL, on ${process.env.DATABASE_URL
     expect(page.status).toBe(200);
     const rows = findAll(page.text, 'tr', { 'data-topic': 'orders/paid' });
     expect(rows.map((row) => row.attrs['data-state'])).toEqual(deliveries.map(() => 'processed'));
+  }, 180_000);
+  it('resumes a catalog import cut off by the kill at the page it was reading, and keeps each product once', async () => {
+    const running = service as ServiceProcess;
+    platform.catalogs.set(DOMAIN, standinProducts(2000));
+    platform.adminDelayMs = 400;
+    const importSection = async () => {
+      const page = await session.get(`/console/stores/${shop.storeId}/platform`);
+      expect(page.status).toBe(200);
+      const [section] = findAll(page.text, 'section', { id: 'catalog-import' });
+      const pages = Number(/(\d+) pages? read/.exec(textOf(section.inner))?.[1] ?? 0);
+      const products = textOf(findAll(section.inner, 'span', { 'data-count': 'products' })[0].inner);
+      return { state: section.attrs['data-state'], pages, products };
+    };
+    try {
+      await session.get(`/console/stores/${shop.storeId}/platform`);
+      expect((await session.post(`/console/stores/${shop.storeId}/platform/import`)).status).toBe(303);
+      const deadline = Date.now() + 60_000;
+      while ((await importSection()).pages < 2 && Date.now() < deadline) await sleep(100);
+      expect((await importSection()).state).toBe('running');
+      const requestsAtKill = platform.adminRequests.length;
+      await running.kill('SIGKILL');
+
+      service = await start(running.port);
+      // The job comes back once its heartbeat is missed (10 s) and supervision next looks (every 10 s).
+      const until = Date.now() + 90_000;
+      while ((await importSection()).state === 'running' && Date.now() < until) await sleep(500);
+      expect(await importSection()).toEqual({ state: 'done', pages: 8, products: '2000 products' });
+      const after = platform.adminRequests.slice(requestsAtKill).filter((request) => request.status === 200);
+      // Resumed where it was: no page before the one in hand at the kill was read again.
+      expect(new URLSearchParams(after[0]?.query).get('page_info')).not.toBeNull();
+    } finally {
+      platform.adminDelayMs = 0;
+    }
   }, 180_000);
 });

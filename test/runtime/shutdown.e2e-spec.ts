@@ -5,12 +5,11 @@
  * on the embedded database in a temporary directory, or on PostgreSQL when DATABASE_URL is set.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { seededDataDir } from '../support/embedded-template.js';
 import { createTenant } from '../support/fixtures.js';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.js';
 
@@ -66,7 +65,7 @@ describe('shutdown on a signal', () => {
   let dataDir: string | undefined;
 
   const start = async (graceMs: number) => {
-    dataDir = POSTGRES_URL ? undefined : mkdtempSync(join(tmpdir(), 'size-fit-shutdown-'));
+    dataDir = POSTGRES_URL ? undefined : await seededDataDir('size-fit-shutdown-');
     service = await startServiceProcess({
       database: POSTGRES_URL ? { DATABASE_URL: POSTGRES_URL } : { DATA_DIR: dataDir as string },
       env: { SHUTDOWN_GRACE_MS: String(graceMs) },

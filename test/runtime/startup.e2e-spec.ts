@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
@@ -9,6 +9,7 @@ import { OperatorKeyService } from '../../src/api-keys/operator-key.service.js';
 import { type AppConfig, ConfigError } from '../../src/config/app.config.js';
 import { openDatabase } from '../../src/database/database.js';
 import { bearer, startApp, testConfig } from '../support/app.js';
+import { seededDataDir } from '../support/embedded-template.js';
 
 const onPostgres = process.env.DATABASE_URL !== undefined;
 
@@ -30,7 +31,7 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
 (onPostgres ? describe.skip : describe)('start-up on the embedded database', () => {
   let dataDir: string;
   let embedded: Partial<AppConfig>;
-  // Each test creates a cluster on disk: seconds on a quiet machine, several times that on a busy one. Whatever a
+  // Opening a cluster on disk takes seconds on a busy machine (creating one, several times that). Whatever a
   // test opened is closed (again, harmlessly) before its directory goes, so that no lock is ever removed under a
   // live holder (which would stop the whole process: src/database/embedded-database.ts).
   const SLOW = 120_000;
@@ -45,8 +46,9 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
     opened.push(() => database.destroy());
     return database;
   };
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'size-fit-'));
+  // A migrated database unpacked in about a second (test/support/embedded-template.ts); the first start's test empties it.
+  beforeEach(async () => {
+    dataDir = await seededDataDir('size-fit-');
     embedded = { databaseUrl: null, dataDir, operatorBootstrapKey: null };
   }, SLOW);
   afterEach(async () => {
@@ -60,6 +62,7 @@ async function capturingStdout<T>(start: () => Promise<T>): Promise<{ result: T;
   it(
     'creates an operator key on first start, hands it out once, never writes it meanwhile, and keeps data across restarts',
     async () => {
+      rmSync(dataDir, { recursive: true, force: true }); // a first start: no database yet
       const first = await capturingStdout(start);
       expect(first.output).not.toMatch(/sfo_/);
       const operatorKey = first.result.app.get(OperatorKeyService).takeCreated() as string;

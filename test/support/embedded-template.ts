@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,24 @@ const MIGRATIONS = fileURLToPath(new URL('../../src/database/migrations/', impor
  */
 export async function embeddedTemplate(): Promise<Blob> {
   if (template) return template;
+  template = new Blob([readFileSync(await templateFile())]);
+  return template;
+}
+
+/**
+ * A new data directory holding a migrated embedded database, for a service (in this process or a child) that is to
+ * start on a directory: unpacked from the snapshot in about a second, instead of a cluster created on disk and
+ * migrated (5–12 s). For tests about something else than a first start; a first start gets an empty directory.
+ */
+export async function seededDataDir(prefix: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const unpacked = spawnSync('tar', ['-x', '-f', await templateFile(), '-C', dir], { encoding: 'utf8' });
+  if (unpacked.status !== 0) throw new Error(`unpacking the database snapshot failed: ${unpacked.stderr}`);
+  return dir;
+}
+
+/** The snapshot's file, made once per set of migrations. */
+async function templateFile(): Promise<string> {
   const hash = createHash('sha256').update(migrations.map((migration) => migration.name).join('\n'));
   for (const file of readdirSync(MIGRATIONS).sort()) hash.update(`\n${file}\n`).update(readFileSync(join(MIGRATIONS, file)));
   const fingerprint = hash.digest('hex').slice(0, 16);
@@ -35,6 +54,5 @@ export async function embeddedTemplate(): Promise<Blob> {
     renameSync(partial, file);
     await embedded.close();
   }
-  template = new Blob([readFileSync(file)]);
-  return template;
+  return file;
 }

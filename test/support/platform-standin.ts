@@ -58,6 +58,18 @@ export interface ApproveOptions {
   secret?: string;
 }
 
+/** A product as the admin API lists it (Shopify's REST shape, ids as numbers). */
+export interface StandinProduct {
+  id: number;
+  title: string;
+  product_type: string;
+  vendor: string;
+  /** Comma-separated. */
+  tags: string;
+  options: Array<{ name: string; position: number; values: string[] }>;
+  variants: Array<{ id: number; title: string; sku: string; option1: string | null; option2: string | null; option3: string | null }>;
+}
+
 /** One request the token endpoint received, whatever it answered. */
 export interface TokenExchange {
   readonly shop: string;
@@ -102,6 +114,14 @@ export interface StandinPlatform {
   readonly exchanges: readonly TokenExchange[];
   /** Every access token handed out, in order. */
   readonly tokens: readonly string[];
+  /** The shops' catalogs, as the admin API serves them (`setProducts`). */
+  readonly catalogs: Map<string, StandinProduct[]>;
+  /** Every Nth request to the admin API is answered 429 with `Retry-After: 1` (0: never); switch at any time. */
+  rateLimitEvery: number;
+  /** How long the admin API takes to answer each request, in ms (0 by default); switch at any time. */
+  adminDelayMs: number;
+  /** Every request the admin API received, in order. */
+  readonly adminRequests: ReadonlyArray<{ readonly shop: string; readonly query: string; readonly status: number }>;
   /** The merchant approves the app for `shop`: a fresh code and the signed callback parameters for `state`. */
   approve(shop: string, state: string, options?: ApproveOptions): CallbackParams;
   /**
@@ -136,6 +156,7 @@ export function callbackQuery(params: Readonly<Record<string, string | undefined
 }
 
 const SHOP_PATH = /^\/shops\/([^/]+)\/admin\/oauth\/(authorize|access_token)$/;
+const ADMIN_PATH = /^\/shops\/([^/]+)\/admin\/api\/[0-9-]+\/products\.json$/;
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<StandinPlatform> {
   const clientId = options.clientId ?? `standin-client-${randomBytes(4).toString('hex')}`;
@@ -161,6 +182,47 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Stan
     return params;
   };
 
+  const catalogs = new Map<string, StandinProduct[]>();
+  const adminRequests: Array<{ shop: string; query: string; status: number }> = [];
+
+  /**
+   * `GET /shops/{shop}/admin/api/{version}/products.json?limit=&page_info=`, with `X-Shop-Access-Token` a token
+   * issued for the shop: a page of products in id order (`limit` at most 250, default 50) and, when more follow, a
+   * `Link: <…?limit=&page_info=…>; rel="next"` header, as the platform paginates by cursor.
+   */
+  function adminProducts(req: IncomingMessage, res: ServerResponse, url: URL, shop: string): void {
+    const record = (status: number) => adminRequests.push({ shop, query: url.search, status });
+    const token = req.headers['x-shop-access-token'];
+    if (!exchanges.some((exchange) => exchange.shop === shop && exchange.accessToken !== undefined && exchange.accessToken === token)) {
+      record(401);
+      return answer(res, 401, { errors: '[API] Invalid API key or access token' });
+    }
+    if (platform.rateLimitEvery > 0 && (adminRequests.length + 1) % platform.rateLimitEvery === 0) {
+      record(429);
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+      res.end(
+        JSON.stringify({ errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' }),
+      );
+      return;
+    }
+    const limit = Math.min(250, Math.max(1, Number(url.searchParams.get('limit') ?? 50) || 50));
+    const cursor = url.searchParams.get('page_info');
+    const offset = cursor ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) : 0;
+    const all = [...(catalogs.get(shop) ?? [])].sort((a, b) => a.id - b.id);
+    const page = all.slice(offset, offset + limit);
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (offset + limit < all.length) {
+      const next = new URL(url);
+      next.search = '';
+      next.searchParams.set('limit', String(limit));
+      next.searchParams.set('page_info', Buffer.from(String(offset + limit)).toString('base64url'));
+      headers.Link = `<${next.toString()}>; rel="next"`;
+    }
+    record(200);
+    res.writeHead(200, headers);
+    res.end(JSON.stringify({ products: page }));
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       res.statusCode = 500;
@@ -182,6 +244,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Stan
     codes,
     exchanges,
     tokens,
+    catalogs,
+    rateLimitEvery: 0,
+    adminDelayMs: 0,
+    adminRequests,
     approve,
     authorize(url: string, approveOptions?: ApproveOptions): CallbackParams {
       const parsed = new URL(url);
@@ -203,6 +269,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Stan
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', platform.origin);
+    const admin = ADMIN_PATH.exec(url.pathname);
+    if (admin && req.method === 'GET') {
+      if (platform.adminDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, platform.adminDelayMs));
+      return adminProducts(req, res, url, decodeURIComponent(admin[1]));
+    }
     const match = SHOP_PATH.exec(url.pathname);
     if (!match) return answer(res, 404, { error: 'not_found' });
     const shop = decodeURIComponent(match[1]);
@@ -339,4 +410,37 @@ export function notification(
         .digest('base64'),
     },
   };
+}
+
+/**
+ * `count` products for the stand-in's catalog: ids from `firstId`; every tenth without a size option (one size), the
+ * others with a size option named in one of the languages shops use, sizes S to XL, and a colour.
+ */
+export function standinProducts(count: number, firstId = 1000): StandinProduct[] {
+  const sizeNames = ['Size', 'Taille', 'Größe', 'Talla', 'Taglia', 'Maat', 'size'];
+  return Array.from({ length: count }, (_, n) => {
+    const id = firstId + n;
+    const sized = n % 10 !== 9;
+    const sizes = sized ? ['S', 'M', 'L', 'XL'] : ['One size'];
+    const option = sized ? sizeNames[n % sizeNames.length] : 'Title';
+    return {
+      id,
+      title: `Product ${id}`,
+      product_type: n % 3 === 0 ? 'Dresses' : 'T-Shirts',
+      vendor: n % 2 === 0 ? 'Northwind' : 'Fjord',
+      tags: n % 4 === 0 ? 'summer, linen' : 'basics',
+      options: [
+        { name: 'Color', position: 1, values: ['Blue'] },
+        { name: option, position: 2, values: sizes },
+      ],
+      variants: sizes.map((size, k) => ({
+        id: id * 100 + k,
+        title: `Blue / ${size}`,
+        sku: `SKU-${id}-${k}`,
+        option1: 'Blue',
+        option2: size,
+        option3: null,
+      })),
+    };
+  });
 }

@@ -3,26 +3,35 @@
  * it (SIGKILL: no shutdown hook, no flush, no lock release) and start it again on the same database.
  *
  * No build is needed: the child runs `src/main.ts` through a module hook that compiles each `.ts` file with SWC, with
- * the options Jest uses (decorator metadata included), and maps the `.js` import suffixes to the `.ts` sources.
+ * the options Jest uses (decorator metadata included), and maps the `.js` import suffixes to the `.ts` sources. What it
+ * compiles is kept in the temp directory under the hash of each file's path and content, for the next start.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import request from 'supertest';
 import { OPERATOR_KEY, type TestApp } from './app.js';
+import { seededDataDir } from './embedded-template.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SWC = pathToFileURL(createRequire(import.meta.url).resolve('@swc/core')).href;
+/** The compiler's version names the compile cache: another version compiles afresh. */
+const SWC_VERSION = (createRequire(import.meta.url)('@swc/core/package.json') as { version: string }).version;
 
 /** The module hooks, as the child loads them: `.ts` sources compiled on the fly. */
 const HOOKS = `
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const CACHE = join(tmpdir(), 'size-fit-swc-cache-' + ${JSON.stringify(SWC_VERSION)});
+mkdirSync(CACHE, { recursive: true });
 const swc = await import(${JSON.stringify(SWC)});
 const transform = (swc.default ?? swc).transform;
 const options = {
@@ -47,7 +56,15 @@ export async function resolve(specifier, context, next) {
 export async function load(url, context, next) {
   if (!url.startsWith('file:') || !url.endsWith('.ts') || url.includes('/node_modules/')) return next(url, context);
   const filename = new URL(url).pathname;
-  const { code } = await transform(await readFile(filename, 'utf8'), { ...options, filename });
+  const source = await readFile(filename, 'utf8');
+  // Compiled once per content: every start of a child reads the cache instead of compiling the whole service again.
+  const cached = join(CACHE, createHash('sha256').update(JSON.stringify(options)).update(filename).update('\0').update(source).digest('hex') + '.js');
+  try {
+    return { format: 'module', source: await readFile(cached, 'utf8'), shortCircuit: true };
+  } catch {}
+  const { code } = await transform(source, { ...options, filename });
+  const partial = cached + '.' + process.pid + '.tmp';
+  await writeFile(partial, code).then(() => rename(partial, cached), () => undefined);
   return { format: 'module', source: code, shortCircuit: true };
 }
 `;
@@ -183,7 +200,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
 export async function scratchDatabase(): Promise<{ env: { DATABASE_URL: string } | { DATA_DIR: string }; drop(): Promise<void> }> {
   const POSTGRES_URL = process.env.DATABASE_URL;
   if (!POSTGRES_URL) {
-    const dir = mkdtempSync(join(tmpdir(), 'size-fit-crash-'));
+    const dir = await seededDataDir('size-fit-scratch-');
     return {
       env: { DATA_DIR: dir },
       drop: async () => {

@@ -1,4 +1,11 @@
-import type { LineResult, PlatformConnection, PlatformNotice } from '../../platform/platform.entities.js';
+import type {
+  ImportCounts,
+  LineResult,
+  PlatformConnection,
+  PlatformImport,
+  PlatformNotice,
+  PlatformProduct,
+} from '../../platform/platform.entities.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
 import { csrfField, layout, type PageContext } from './layout.js';
@@ -12,7 +19,21 @@ interface PlatformPage {
   readonly deadLetters: ReadonlyArray<{ job: string; notice: PlatformNotice | null; error: string | null; failedAt: Date }>;
   /** A dead letter was just sent back for another attempt, or was no longer there. */
   readonly retried?: 'retried' | 'gone';
+  readonly catalog: {
+    readonly import: PlatformImport | null;
+    readonly counts: ImportCounts;
+    readonly needsChart: readonly PlatformProduct[];
+    readonly skipped: readonly PlatformProduct[];
+  };
+  /** An import was just started again. */
+  readonly importing?: boolean;
 }
+
+const IMPORT_WORDS: Readonly<Record<PlatformImport['state'], string>> = {
+  running: 'Importing',
+  done: 'Imported',
+  failed: 'Stopped',
+};
 
 /** What each topic is, in the merchant's words. */
 const TOPIC_WORDS: Readonly<Record<string, string>> = {
@@ -70,6 +91,8 @@ ${page.retried === 'gone' ? html`<p class="warning" role="status" data-status="g
       : html`<p>This store is not connected to a shop. <a href="/console/stores/${store.id}#platform">Connect it on the store’s page</a>.</p>`
   }
 </section>
+${page.importing ? html`<p class="notice" role="status" data-status="importing">The shop’s catalog is being imported again.</p>` : ''}
+${connection ? catalogSection(context, store, page.catalog) : ''}
 <section class="card" id="dead-letters">
   <h2>Failed notifications</h2>
   ${
@@ -121,4 +144,39 @@ function noticeRow(notice: PlatformNotice): Html {
           : ''
       }</td>
     </tr>`;
+}
+
+/** The import of the shop's catalog: its state, what it read, and the products waiting for a chart or skipped. */
+function catalogSection(context: PageContext, store: Store, catalog: PlatformPage['catalog']): Html {
+  const { counts } = catalog;
+  const current = catalog.import;
+  const products = (list: readonly PlatformProduct[], label: string, more: number) =>
+    list.length === 0
+      ? ''
+      : html`<details class="small" data-list="${label}"><summary>${label === 'needs-chart' ? 'Products that need a chart' : 'Products skipped: no size option'} (${String(more)})</summary>
+    <ul>${list.map(
+      (product) =>
+        html`<li>${product.title} <span class="muted">${[product.productType, product.vendor].filter(Boolean).join(' · ')} · platform id ${product.platformId}${product.sizeOption ? html` · sizes (${product.sizeOption}): ${product.variants.map((variant) => variant.size ?? '?').join(', ')}` : ''}</span></li>`,
+    )}</ul>${more > list.length ? html`<p class="muted">and ${String(more - list.length)} more.</p>` : ''}
+  </details>`;
+  return html`<section class="card" id="catalog-import" data-state="${current?.state ?? 'none'}">
+  <h2>Catalog</h2>
+  ${
+    current === null
+      ? html`<p class="muted">The shop’s catalog has not been imported yet.</p>`
+      : html`<p><strong>${IMPORT_WORDS[current.state]}</strong>: started ${time(current.startedAt)}${current.finishedAt ? html`, ended ${time(current.finishedAt)}` : ''}, ${String(current.pages)} ${current.pages === 1 ? 'page' : 'pages'} read.${current.error ? html` ${current.error}` : ''}</p>`
+  }
+  <p class="figures"><span data-count="products"><strong>${String(counts.products)}</strong> products</span>
+  <span data-count="variants"><strong>${String(counts.variants)}</strong> variants</span>
+  <span data-count="linked"><strong>${String(counts.linked)}</strong> in the catalog</span>
+  <span data-count="needs-chart"><strong>${String(counts.needs_chart)}</strong> need a chart</span>
+  <span data-count="skipped"><strong>${String(counts.skipped)}</strong> skipped</span></p>
+  <p class="muted small">A product is in the catalog when one of this store’s products has its platform id as external id; products with
+  a size option need a size chart and a product type before they get size help.</p>
+  ${products(catalog.needsChart, 'needs-chart', counts.needs_chart)}
+  ${products(catalog.skipped, 'skipped', counts.skipped)}
+  <form method="post" action="/console/stores/${store.id}/platform/import">
+    ${csrfField(context)}<button type="submit"${current?.state === 'running' ? ' disabled' : ''}>Import again</button>
+  </form>
+</section>`;
 }

@@ -220,6 +220,7 @@ export const CONSOLE_RECIPES: Record<
   'POST /console/stores/{store_id}/platform/connect': { form: { shop: 'matrix-shop.myshopify.com' } },
   'POST /console/stores/{store_id}/platform/disconnect': {},
   'GET /console/stores/{store_id}/platform': {},
+  'POST /console/stores/{store_id}/platform/import': {},
   // `{job}`: a dead letter no store has (a retry of another store's is refused in platform-notices.e2e-spec.ts).
   'POST /console/stores/{store_id}/platform/dead-letters/{job}/retry': {},
   'POST /console/stores': { form: { name: 'console matrix store', currency: 'EUR', unit_system: 'metric' } },

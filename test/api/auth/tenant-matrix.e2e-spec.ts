@@ -6,7 +6,9 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../../support/app.js';
 import { ConsoleClient, logIn, signUp } from '../../support/console-client.js';
-import { type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { createTenant } from '../../support/fixtures.js';
+import { callback, startConnect } from '../../support/platform-console.js';
+import { notification, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
 import { fillPath, type RegisteredRoute, registeredRoutes } from '../../support/route-table.js';
 import {
   ANSWERS,
@@ -513,5 +515,32 @@ describe('tenant isolation matrix', () => {
     ].join('\n');
     if (process.env.UPDATE_TENANT_MATRIX === '1') writeFileSync(MATRIX_FILE, text);
     expect(text).toEqual(readFileSync(MATRIX_FILE, 'utf8'));
+  });
+  it('keeps a platform notification for the stores connected to its shop and no other, and refuses one another app signed', async () => {
+    // The one route of the platform's rule: the notification's signature is its credential, its shop its tenant.
+    const platformRoutes = registeredRoutes(t.app).filter((r) => r.rule?.kind === 'platform');
+    expect(platformRoutes.map((r) => r.route)).toEqual(['POST /platform/webhooks']);
+    const shops: Record<'A' | 'B', { storeId: string; domain: string }> = {} as never;
+    for (const merchant of ['A', 'B'] as const) {
+      const tenant = await createTenant(t, `Platform ${merchant}`);
+      const session = await signUp(t, tenant);
+      const domain = `matrix-${merchant.toLowerCase()}-${randomBytes(4).toString('hex')}.myshopify.com`;
+      const { location } = await startConnect(session, tenant.storeId, domain);
+      expect((await callback(session, platform.authorize(location))).status).toBe(303);
+      shops[merchant] = { storeId: tenant.storeId, domain };
+    }
+    const kept = async (storeId: string) =>
+      (await t.app.get(DataSource).query(`SELECT delivery_id FROM platform_webhooks WHERE store_id = $1`, [storeId])) as Array<{
+        delivery_id: string;
+      }>;
+    const deliver = (domain: string, id: string, secret?: string) => {
+      const sent = notification(platform, domain, 'carts/update', { id }, { id, secret });
+      return t.http().post('/platform/webhooks').set(sent.headers).send(sent.body);
+    };
+    expect((await deliver(shops.A.domain, 'for-a')).status).toBe(200);
+    expect((await deliver(shops.B.domain, 'for-b')).status).toBe(200);
+    expect((await deliver(shops.A.domain, 'forged', 'another-apps-secret')).status).toBe(401);
+    expect((await kept(shops.A.storeId)).map((row) => row.delivery_id)).toEqual(['for-a']);
+    expect((await kept(shops.B.storeId)).map((row) => row.delivery_id)).toEqual(['for-b']);
   });
 });

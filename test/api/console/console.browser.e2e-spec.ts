@@ -31,7 +31,7 @@ import {
   utcDay,
 } from '../../support/metrics-fixtures.js';
 import { createShop } from '../../support/session-fixtures.js';
-import { notification, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { notification, type StandinPlatform, standinProducts, startPlatform } from '../../support/platform-standin.js';
 import { DataSource } from 'typeorm';
 
 /**
@@ -256,6 +256,7 @@ suite('seller console in Chromium', () => {
       expect(await revokedRow.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
 
       // ——— connect: the browser goes to the platform, which approves at once and sends it back ———
+      platform.catalogs.set(SHOP, standinProducts(12));
       await page.fill('#shop', SHOP);
       const connected = await navigate(page, watched, () => page.getByRole('button', { name: 'Connect' }).click());
       expect(steps(connected)).toEqual([
@@ -272,30 +273,49 @@ suite('seller console in Chromium', () => {
 
       // ——— the shop's notifications: an order (one line the catalog cannot name) and an uninstall-free day ———
       const product = `/v1/stores/${shop.storeId}/products/${shop.productId}`;
-      await t.http().patch(product).set(bearer(shop.secret)).send({ external_id: 'nw-tee' });
-      await t.http().patch(`${product}/variants/${shop.variants.M}`).set(bearer(shop.secret)).send({ external_id: 'nw-tee-m' });
+      await t.http().patch(product).set(bearer(shop.secret)).send({ external_id: '1000' });
+      await t.http().patch(`${product}/variants/${shop.variants.M}`).set(bearer(shop.secret)).send({ external_id: '100001' });
       const order = notification(platform, SHOP, 'orders/paid', {
         id: 'NW-1001',
         processed_at: new Date().toISOString(),
         line_items: [
-          { id: '1', product_id: 'nw-tee', variant_id: 'nw-tee-m', quantity: 1 },
+          { id: '1', product_id: '1000', variant_id: '100001', quantity: 1 },
           { id: '2', product_id: 'nw-socks', variant_id: 'nw-socks-one', quantity: 1 },
         ],
       });
       expect((await t.http().post('/platform/webhooks').set(order.headers).send(order.body)).status).toBe(200);
-      for (let waited = 0; waited < 100; waited++) {
-        const [row] = await t.app.get(DataSource).query(`SELECT state FROM platform_webhooks WHERE store_id = $1`, [shop.storeId]);
-        if (row?.state === 'processed') break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const settled = async () => {
+        for (let waited = 0; waited < 100; waited++) {
+          const [row] = await t.app
+            .get(DataSource)
+            .query(
+              `SELECT w.state, i.state AS import FROM platform_webhooks w, platform_imports i WHERE w.store_id = $1 AND i.store_id = $1`,
+              [shop.storeId],
+            );
+          if (row?.state === 'processed' && row.import === 'done') return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      await settled();
       await tabTo(page, '#platform a[href$="/platform"]');
       const toNotices = await navigate(page, watched, () => page.keyboard.press('Enter'));
       expect(steps(toNotices)).toEqual([`GET ${storePath()}/platform 200`]);
+      // the catalog imported again, now that one of its products is in the store's catalog
+      await tabTo(page, '#catalog-import button[type="submit"]');
+      const reimported = await navigate(page, watched, () => page.keyboard.press('Enter'));
+      expect(steps(reimported)).toEqual([`POST ${storePath()}/platform/import 303`, `GET ${storePath()}/platform 200`]);
+      await settled();
+      await navigate(page, watched, () => page.reload());
       await expect(page.locator('h1').textContent()).resolves.toBe('Shop connection');
       const noticeRow = page.locator('#notices tr[data-topic="orders/paid"]');
       await expect(noticeRow.getAttribute('data-state')).resolves.toBe('processed');
       expect(await noticeRow.textContent()).toContain('1 of 2 lines recorded, 1 not recorded');
       expect(await page.locator('#dead-letters [data-empty="dead-letters"]').count()).toBe(1);
+      await expect(page.locator('#catalog-import').getAttribute('data-state')).resolves.toBe('done');
+      expect(await page.locator('#catalog-import .figures').textContent()).toMatch(
+        /12 products\s+.*45 variants\s+.*1 in the catalog\s+.*10 need a chart\s+.*1 skipped/s,
+      );
+      await page.locator('#catalog-import details[data-list="needs-chart"] summary').click();
       expect({ step: 'shop connection', violations: await axeViolations(page) }).toEqual({ step: 'shop connection', violations: [] });
       await shot(page, 'store-platform');
       await navigate(page, watched, () => page.goto(url(storePath())));

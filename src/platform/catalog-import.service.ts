@@ -1,0 +1,167 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { CatalogLookups } from '../catalog/catalog-lookups.service.js';
+import { unseal } from '../common/crypto/seal.js';
+import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
+import { JobQueue } from '../database/job-queue.js';
+import { Transactions } from '../database/transactions.js';
+import type { Store } from '../stores/store.entity.js';
+import { StoresService } from '../stores/stores.service.js';
+import { PlatformConnectionsRepository } from './platform-connections.repository.js';
+import { PlatformImportsRepository } from './platform-imports.repository.js';
+import type { ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
+import { nextPageOf, shopProducts } from './shop-products.js';
+
+const IMPORTS_QUEUE = 'platform-imports';
+/** The platform's admin API version the import reads. */
+const API_VERSION = '2025-01';
+/** The largest page the platform serves. */
+const PAGE_SIZE = 250;
+/** A page refused for the rate limit is asked for again after `Retry-After` (at most a minute), this many times. */
+const RATE_LIMITED_TRIES = 10;
+const MAX_RETRY_AFTER_SECONDS = 60;
+
+/** The platform no longer accepts the store's token (the app was uninstalled, or its access revoked). */
+class TokenRefused extends Error {}
+
+/**
+ * The import of a connected shop's catalog (docs/platform-sync.md): started by the connection, run by a durable job
+ * that reads the platform's product listing page by page, honouring its rate limit (`Retry-After`), and keeps each
+ * page's products with the cursor of the next page in one transaction, so that an import cut off by a crash resumes
+ * at the page it was reading and keeps nothing twice. Each product is linked to the store's catalog product whose
+ * `external_id` is the platform's id; a product with a size option and no such product needs a chart; one without a
+ * size option is skipped and listed.
+ */
+@Injectable()
+export class CatalogImportService implements OnModuleInit {
+  private readonly logger = new Logger('CatalogImport');
+
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly imports: PlatformImportsRepository,
+    private readonly connections: PlatformConnectionsRepository,
+    private readonly stores: StoresService,
+    private readonly catalog: CatalogLookups,
+    private readonly jobs: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.platform === null) return;
+    this.jobs.define({
+      name: IMPORTS_QUEUE,
+      // An import runs for as long as the catalog takes; a process that died is noticed by its missing heartbeat.
+      expireInSeconds: 4 * 60 * 60,
+      heartbeatSeconds: 10,
+      pollingIntervalSeconds: this.config.platform.jobPollSeconds,
+      retryDelaySeconds: this.config.platform.retryDelaySeconds,
+      retryLimit: this.config.platform.jobRetries,
+      handler: (data, attempt) => this.attempt((data as { store: string }).store, attempt.lastAttempt),
+    });
+  }
+
+  /** Starts the store's import from the first page once the caller's transaction commits. */
+  async begin(manager: EntityManager, storeId: string): Promise<void> {
+    await this.imports.begin(manager, storeId);
+    await this.jobs.send(manager, IMPORTS_QUEUE, { store: storeId });
+  }
+
+  /** The import again, from the first page (the console's "Import again"). */
+  async restart(store: Store): Promise<void> {
+    await this.transactions.run((manager) => this.begin(manager, store.id));
+  }
+
+  /** The store's import, what it read, and the first products that need a chart or were skipped. */
+  async status(
+    store: Store,
+    listed = 50,
+  ): Promise<{ import: PlatformImport | null; counts: ImportCounts; needsChart: PlatformProduct[]; skipped: PlatformProduct[] }> {
+    const [current, counts, needsChart, skipped] = await Promise.all([
+      this.imports.find(store.id),
+      this.imports.counts(store.id),
+      this.imports.listed(store.id, 'needs_chart', listed),
+      this.imports.listed(store.id, 'skipped', listed),
+    ]);
+    return { import: current, counts, needsChart, skipped };
+  }
+
+  private async attempt(storeId: string, lastAttempt: boolean): Promise<void> {
+    try {
+      await this.run(storeId);
+    } catch (error) {
+      if (error instanceof TokenRefused) {
+        await this.imports.fail(storeId, 'The shop refused the app’s access: connect the store again.');
+        return;
+      }
+      this.logger.warn(
+        { store_id: storeId, reason: error instanceof Error ? error.message : 'unknown error' },
+        'catalog import attempt failed',
+      );
+      if (lastAttempt) await this.imports.fail(storeId, 'The platform could not be read at every attempt; import again later.');
+      throw error;
+    }
+  }
+
+  /** Reads the pages left, from the saved cursor on. */
+  private async run(storeId: string): Promise<void> {
+    const platform = this.config.platform as PlatformConfig;
+    const store = await this.stores.findConnected(storeId);
+    const connection = await this.connections.sealedToken(storeId);
+    if (store === null || connection === null) return this.imports.fail(storeId, 'The store is no longer connected to its shop.');
+    const token = unseal(platform.tokenKey, storeId, connection.sealed);
+    for (;;) {
+      const current = await this.imports.find(storeId);
+      if (current?.state !== 'running') return;
+      const page = new URL(`${platform.baseUrl.replace('{shop}', connection.shop)}/admin/api/${API_VERSION}/products.json`);
+      page.searchParams.set('limit', String(PAGE_SIZE));
+      if (current.nextPage !== null) page.searchParams.set('page_info', current.nextPage);
+      const { products, next } = await this.readPage(page, token, platform.timeoutMs);
+      const linked = await this.catalog.byExternalIds(
+        store,
+        products.map((product) => product.platformId),
+      );
+      await this.transactions.run((manager) =>
+        this.imports.savePage(manager, storeId, products, new Map([...linked].map(([external, product]) => [external, product.id])), next),
+      );
+      if (next === null) return;
+    }
+  }
+
+  /** One page of the listing, asked for again while the platform answers 429 (after its `Retry-After`). */
+  private async readPage(
+    url: URL,
+    token: string,
+    timeoutMs: number,
+  ): Promise<{ products: ReturnType<typeof shopProducts>; next: string | null }> {
+    for (let tries = 1; ; tries++) {
+      const response = await fetch(url, {
+        headers: { 'X-Shop-Access-Token': token, accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (response.status === 429 && tries < RATE_LIMITED_TRIES) {
+        await response.body?.cancel();
+        await sleep(retryAfterMs(response.headers.get('retry-after')));
+        continue;
+      }
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel();
+        throw new TokenRefused();
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        throw new Error(`the product listing answered ${response.status}`);
+      }
+      return { products: shopProducts(await response.json()), next: nextPageOf(response.headers.get('link')) };
+    }
+  }
+}
+
+/** `Retry-After` in seconds or as a date, within 1 s and a minute; 2 s when the platform does not say. */
+function retryAfterMs(header: string | null): number {
+  const seconds =
+    header === null ? Number.NaN : /^\d+(\.\d+)?$/.test(header.trim()) ? Number(header) : (Date.parse(header) - Date.now()) / 1000;
+  const wait = Number.isFinite(seconds) ? seconds : 2;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wait)) * 1000;
+}

@@ -1,0 +1,132 @@
+/**
+ * The platform's product listing read into what the import keeps (docs/platform-sync.md). Pure: no I/O.
+ */
+import type { ImportedVariant } from './platform.entities.js';
+
+/** A product of the shop as the import keeps it. */
+export interface ShopProduct {
+  readonly platformId: string;
+  readonly title: string;
+  readonly productType: string;
+  readonly vendor: string;
+  readonly tags: string[];
+  /** The size option's name as the shop wrote it, or null when no option is a size. */
+  readonly sizeOption: string | null;
+  readonly variants: ImportedVariant[];
+}
+
+/**
+ * The names shops give their size option, in the languages they sell in, lower-cased and without accents: Size,
+ * Taille, Größe, Talla, Taglia, Maat, Tamanho, Storlek, Størrelse, Koko, Rozmiar, Velikost, Méret, Mărime, Beden,
+ * Μέγεθος, Размер, Розмір, サイズ, 尺码, 사이즈.
+ */
+const plain = (name: string): string =>
+  name
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .toLowerCase()
+    .trim();
+
+const SIZE_NAMES = new Set(
+  [
+    'size',
+    'sizes',
+    'taille',
+    'tailles',
+    'große',
+    'grosse',
+    'größe',
+    'talla',
+    'tallas',
+    'taglia',
+    'taglie',
+    'maat',
+    'maten',
+    'tamanho',
+    'storlek',
+    'størrelse',
+    'storrelse',
+    'koko',
+    'rozmiar',
+    'velikost',
+    'meret',
+    'marime',
+    'beden',
+    'μεγεθος',
+    'размер',
+    'розмір',
+    'サイズ',
+    '尺码',
+    '尺碼',
+    '사이즈',
+  ].map(plain),
+);
+
+/** Whether an option's name says it is the size: in any of the languages above, alone or with a word ("Shoe size"). */
+export function isSizeOption(name: string): boolean {
+  const words = plain(name);
+  return SIZE_NAMES.has(words) || words.split(/[\s:/_-]+/).some((word) => SIZE_NAMES.has(word));
+}
+
+/** The products of one page of `GET …/products.json`; a product the listing garbles is left out, never guessed at. */
+export function shopProducts(body: unknown): ShopProduct[] {
+  const products = (body as { products?: unknown } | null)?.products;
+  if (!Array.isArray(products)) throw new Error('the product listing has no products list');
+  return products.flatMap((raw: unknown) => {
+    const product = shopProduct(raw);
+    return product ? [product] : [];
+  });
+}
+
+function shopProduct(raw: unknown): ShopProduct | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const product = raw as Record<string, unknown>;
+  const platformId = idOf(product.id);
+  if (platformId === null) return null;
+  const options = Array.isArray(product.options) ? (product.options as Array<{ name?: unknown; position?: unknown }>) : [];
+  const size = options.find((option) => typeof option?.name === 'string' && isSizeOption(option.name));
+  const position = size && typeof size.position === 'number' && [1, 2, 3].includes(size.position) ? size.position : null;
+  const variants = (Array.isArray(product.variants) ? (product.variants as Array<Record<string, unknown>>) : []).flatMap((variant) => {
+    const id = idOf(variant?.id);
+    if (id === null) return [];
+    const value = position === null ? null : variant[`option${position}`];
+    return [{ id, size: typeof value === 'string' && value.trim() ? value.trim().slice(0, 50) : null }];
+  });
+  return {
+    platformId,
+    title: text(product.title, 500) || `Product ${platformId}`,
+    productType: text(product.product_type, 255),
+    vendor: text(product.vendor, 255),
+    tags: text(product.tags, 5000)
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean),
+    sizeOption: position === null ? null : (size?.name as string),
+    variants,
+  };
+}
+
+/** The `page_info` cursor of the next page, from the listing's `Link` header; null on the last page. */
+export function nextPageOf(link: string | null): string | null {
+  if (!link) return null;
+  for (const part of link.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (!match) continue;
+    try {
+      return new URL(match[1]).searchParams.get('page_info');
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function idOf(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === 'string' && value.length > 0 && value.length <= 150) return value;
+  return null;
+}
+
+function text(value: unknown, max: number): string {
+  return typeof value === 'string' ? value.trim().slice(0, max) : '';
+}
