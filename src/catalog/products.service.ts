@@ -35,8 +35,16 @@ export class ProductsService {
     private readonly references: CatalogReferences,
   ) {}
 
-  /** A product; with `variantPerSize` (the console's form), a variant of each of its chart's sizes in the same transaction. */
-  async create(store: Store, request: CreateProductRequest, options: { variantPerSize?: boolean } = {}): Promise<ProductResponse> {
+  /**
+   * A product; with `variantPerSize` (the console's form), a variant of each of its chart's sizes in the same
+   * transaction; with `variants` (a shop's product imported from its platform), those variants, each of a size of the
+   * chart (400 `unknown_size` otherwise), in the same transaction.
+   */
+  async create(
+    store: Store,
+    request: CreateProductRequest,
+    options: { variantPerSize?: boolean; variants?: ReadonlyArray<{ size_label: string; external_id: string | null }> } = {},
+  ): Promise<ProductResponse> {
     const id = newId();
     await this.transactions.run(async (manager) => {
       const type = await this.types.reference(manager, store, request.product_type_id, 'product_type_id');
@@ -56,6 +64,23 @@ export class ProductsService {
           archivedAt: null,
         }),
       );
+      for (const variant of options.variants ?? []) {
+        requireChartLabel(chart, variant.size_label);
+        await this.products.refuseTakenExternalId(manager, 'variant', store, variant.external_id);
+        await refusingDuplicates(() =>
+          this.products.insertVariant(manager, {
+            id: newId(),
+            merchantId: store.merchantId,
+            storeId: store.id,
+            productId: id,
+            externalId: variant.external_id,
+            sizeLabel: variant.size_label,
+            sku: null,
+            title: null,
+            archivedAt: null,
+          }),
+        );
+      }
       if (!options.variantPerSize) return;
       for (const size of chart.sizes) {
         await this.products.insertVariant(manager, {

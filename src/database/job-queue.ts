@@ -72,11 +72,13 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     const boss = new PgBoss({
       db: { executeSql: async (text, values) => unwrap(await pool.query(text, values)) },
       schema: SCHEMA,
-      // The schedule (cron) is not used; maintenance (expiry, retention) and supervision are. Supervision finds the
-      // jobs of a process that died (active past their expiry) and sends them back: every 10 s, so such a job waits
-      // at most its expiry and 10 s.
+      // The schedule (cron) is not used; maintenance (retention) and supervision are. Supervision finds the jobs of
+      // a process that died (active past their expiry, or their heartbeat missed) and sends them back: every 10 s, so
+      // such a job waits at most its expiry (or heartbeat) and 10 s.
       schedule: false,
       superviseIntervalSeconds: 10,
+      // Expiry and missed heartbeats are checked in the monitoring pass: as often as supervision.
+      monitorIntervalSeconds: 10,
     });
     boss.on('error', (error: Error) => this.logger.error({ reason: error.message }, 'job queue error'));
     await boss.start();

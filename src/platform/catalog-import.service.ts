@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog-lookups.service.js';
+import { ProductsService } from '../catalog/products.service.js';
+import { SizeChartsService } from '../catalog/size-charts.service.js';
+import { ProblemError } from '../common/problems/problem-error.js';
 import { unseal } from '../common/crypto/seal.js';
 import { APP_CONFIG, type AppConfig, type PlatformConfig } from '../config/app.config.js';
 import { JobQueue } from '../database/job-queue.js';
@@ -10,7 +13,7 @@ import type { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformImportsRepository } from './platform-imports.repository.js';
-import type { ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
+import type { AssignRule, Assignment, ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
 import { nextPageOf, shopProducts } from './shop-products.js';
 
 const IMPORTS_QUEUE = 'platform-imports';
@@ -21,6 +24,8 @@ const PAGE_SIZE = 250;
 /** A page refused for the rate limit is asked for again after `Retry-After` (at most a minute), this many times. */
 const RATE_LIMITED_TRIES = 10;
 const MAX_RETRY_AFTER_SECONDS = 60;
+/** The most products one rule creates per call. */
+const ASSIGN_LIMIT = 500;
 
 /** The platform no longer accepts the store's token (the app was uninstalled, or its access revoked). */
 class TokenRefused extends Error {}
@@ -43,6 +48,8 @@ export class CatalogImportService implements OnModuleInit {
     private readonly connections: PlatformConnectionsRepository,
     private readonly stores: StoresService,
     private readonly catalog: CatalogLookups,
+    private readonly products: ProductsService,
+    private readonly charts: SizeChartsService,
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -84,6 +91,49 @@ export class CatalogImportService implements OnModuleInit {
       this.imports.listed(store.id, 'skipped', listed),
     ]);
     return { import: current, counts, needsChart, skipped };
+  }
+
+  /**
+   * Gives the imported products that need a chart and match `rule` the chart and product type: each becomes a catalog
+   * product with the platform's id as `external_id` and a variant of each of its sizes that is a label of the chart
+   * (matched whatever the case; the others left out and counted), at most 500 per call. A chart or type the store
+   * does not have, or that do not go together, is refused as the products API refuses it.
+   */
+  async assign(store: Store, rule: AssignRule, chartId: string, typeId: string): Promise<Assignment> {
+    const chart = await this.charts.get(store, chartId);
+    const labels = new Map(chart.sizes.map((size) => [size.label.toLowerCase(), size.label]));
+    const products = await this.imports.matching(store.id, rule, ASSIGN_LIMIT + 1);
+    let created = 0;
+    let sizesLeftOut = 0;
+    let notCreated = 0;
+    for (const product of products.slice(0, ASSIGN_LIMIT)) {
+      const variants = product.variants.flatMap((variant) => {
+        const label = variant.size === null ? undefined : labels.get(variant.size.toLowerCase());
+        return label === undefined ? [] : [{ size_label: label, external_id: variant.id }];
+      });
+      sizesLeftOut += product.variants.length - variants.length;
+      try {
+        const made = await this.products.create(
+          store,
+          { title: product.title, external_id: product.platformId, product_type_id: typeId, size_chart_id: chartId },
+          { variants },
+        );
+        await this.imports.link(store.id, product.platformId, made.id);
+        created++;
+      } catch (error) {
+        // The chart or the type refused: the same for every product, so the form says it. Anything else (its
+        // platform id taken meanwhile by another product, say) concerns this product alone, which still needs a chart.
+        if (!(error instanceof ProblemError)) throw error;
+        if ((error.errors ?? []).some((fault) => fault.field === 'product_type_id' || fault.field === 'size_chart_id')) throw error;
+        notCreated++;
+      }
+    }
+    return { created, sizesLeftOut, notCreated, more: products.length > ASSIGN_LIMIT };
+  }
+
+  /** The values the rules may name: the product types, vendors and tags of the products that need a chart. */
+  ruleValues(store: Store): Promise<Record<AssignRule['field'], string[]>> {
+    return this.imports.ruleValues(store.id);
   }
 
   private async attempt(storeId: string, lastAttempt: boolean): Promise<void> {

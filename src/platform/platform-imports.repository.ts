@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import { type ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
+import { type AssignRule, type ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
 import type { ShopProduct } from './shop-products.js';
 
 /** The imports of connected shops' catalogs and the products they read (`platform_imports`, `platform_products`). */
@@ -107,6 +107,50 @@ export class PlatformImportsRepository {
     return (
       which === 'skipped' ? query.andWhere('p.size_option IS NULL') : query.andWhere('p.size_option IS NOT NULL AND p.product_id IS NULL')
     ).getMany();
+  }
+
+  /**
+   * The store's imported products that need a chart and whose product type, vendor or one of whose tags is `value`
+   * (whatever its case), the first `limit` by title.
+   */
+  async matching(storeId: string, rule: AssignRule, limit: number): Promise<PlatformProduct[]> {
+    const where = {
+      product_type: 'lower(p.product_type) = lower(:value)',
+      vendor: 'lower(p.vendor) = lower(:value)',
+      tag: 'EXISTS (SELECT 1 FROM unnest(p.tags) AS tag WHERE lower(tag) = lower(:value))',
+    }[rule.field];
+    return this.products
+      .createQueryBuilder('p')
+      .where('p.store_id = :storeId AND p.size_option IS NOT NULL AND p.product_id IS NULL', { storeId })
+      .andWhere(where, { value: rule.value })
+      .orderBy('p.title')
+      .addOrderBy('p.platform_id')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** The product types, vendors and tags of the store's products that need a chart, for the console's rule form. */
+  async ruleValues(storeId: string): Promise<Record<AssignRule['field'], string[]>> {
+    const rows = (await this.products.query(
+      `SELECT field, value FROM (
+         SELECT 'product_type' AS field, product_type AS value FROM platform_products WHERE store_id = $1 AND product_id IS NULL AND size_option IS NOT NULL
+         UNION SELECT 'vendor', vendor FROM platform_products WHERE store_id = $1 AND product_id IS NULL AND size_option IS NOT NULL
+         UNION SELECT 'tag', unnest(tags) FROM platform_products WHERE store_id = $1 AND product_id IS NULL AND size_option IS NOT NULL
+       ) AS v WHERE value <> '' ORDER BY field, value LIMIT 600`,
+      [storeId],
+    )) as Array<{ field: AssignRule['field']; value: string }>;
+    const values: Record<AssignRule['field'], string[]> = { product_type: [], vendor: [], tag: [] };
+    for (const row of rows) values[row.field].push(row.value);
+    return values;
+  }
+
+  /** The imported product is now the catalog's `productId`. */
+  async link(storeId: string, platformId: string, productId: string): Promise<void> {
+    await this.products.query(`UPDATE platform_products SET product_id = $3 WHERE store_id = $1 AND platform_id = $2`, [
+      storeId,
+      platformId,
+      productId,
+    ]);
   }
 
   /** Forgets the store's import and what it read (the shop asked for its data to be erased). */

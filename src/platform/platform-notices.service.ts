@@ -63,8 +63,9 @@ export class PlatformNoticesService implements OnModuleInit {
     if (this.config.platform === null) return;
     this.jobs.define({
       name: NOTICES_QUEUE,
-      // Processing one takes milliseconds: one still running after 30 s belongs to a process that died.
-      expireInSeconds: 30,
+      // Processing one takes milliseconds: one still running after 15 s belongs to a process that died (and running
+      // it again records nothing twice).
+      expireInSeconds: 15,
       pollingIntervalSeconds: this.config.platform.jobPollSeconds,
       retryDelaySeconds: this.config.platform.retryDelaySeconds,
       retryLimit: this.config.platform.jobRetries,

@@ -184,5 +184,23 @@ export interface ImportCounts {
   readonly skipped: number;
 }
 
+/** Which imported products a chart and a product type are given to: those whose `field` is `value`. */
+export interface AssignRule {
+  readonly field: 'product_type' | 'vendor' | 'tag';
+  readonly value: string;
+}
+
+/** What giving a chart by rule did. */
+export interface Assignment {
+  /** Catalog products created, each with the platform's id as `external_id` and a variant per size on the chart. */
+  readonly created: number;
+  /** Variants whose size is not a label of the chart: left out. */
+  readonly sizesLeftOut: number;
+  /** Products not created (their platform id taken meanwhile by another product, say), left needing a chart. */
+  readonly notCreated: number;
+  /** More products match than one request creates: send it again. */
+  readonly more: boolean;
+}
+
 /** The entities of the platform connection and its sync, registered by its module. */
 export const PLATFORM_ENTITIES = [PlatformOAuthState, PlatformConnection, PlatformNotice, PlatformImport, PlatformProduct];

@@ -43,7 +43,7 @@ describe('the shop’s product listing', () => {
             { id: null, option1: 'Blau', option2: '40' },
           ],
         },
-        { id: 8, title: 'Gift card', options: [{ name: 'Title', position: 1 }], variants: [{ id: 81, option1: 'Default Title' }] },
+        { id: 8, title: 'Gift\u0000card', options: [{ name: 'Title', position: 1 }], variants: [{ id: 81, option1: 'Default Title' }] },
         { title: 'no id' },
         'not a product',
       ],

@@ -90,7 +90,8 @@ function shopProduct(raw: unknown): ShopProduct | null {
     const id = idOf(variant?.id);
     if (id === null) return [];
     const value = position === null ? null : variant[`option${position}`];
-    return [{ id, size: typeof value === 'string' && value.trim() ? value.trim().slice(0, 50) : null }];
+    const size = text(value, 50);
+    return [{ id, size: size === '' ? null : size }];
   });
   return {
     platformId,
@@ -127,6 +128,11 @@ function idOf(value: unknown): string | null {
   return null;
 }
 
+/** Characters no text keeps: C0 controls (NUL would not even store) and DEL. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/** A text field of the listing: control characters as spaces, trimmed, at most `max` characters. */
 function text(value: unknown, max: number): string {
-  return typeof value === 'string' ? value.trim().slice(0, max) : '';
+  return typeof value === 'string' ? value.replace(CONTROL_CHARACTERS, ' ').trim().slice(0, max) : '';
 }

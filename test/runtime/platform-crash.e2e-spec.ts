@@ -100,7 +100,7 @@ describe(`platform notifications across a SIGKILL, on ${process.env.DATABASE_URL
 
     service = await start(running.port);
     const t = service.asTestApp;
-    // A job running at the kill is taken back once it expires (30 s) and supervision next looks (every 10 s).
+    // A job running at the kill is taken back once it expires (15 s) and supervision next looks (every 10 s).
     const deadline = Date.now() + 90_000;
     let purchases: Array<{ external_id: string }>;
     for (;;) {

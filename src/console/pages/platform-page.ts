@@ -1,4 +1,7 @@
+import type { FieldError } from '../../common/problems/problem-error.js';
 import type {
+  AssignRule,
+  Assignment,
   ImportCounts,
   LineResult,
   PlatformConnection,
@@ -8,7 +11,7 @@ import type {
 } from '../../platform/platform.entities.js';
 import type { Store } from '../../stores/store.entity.js';
 import { html, type Html } from '../html.js';
-import { csrfField, layout, type PageContext } from './layout.js';
+import { csrfField, errorSummary, fieldError, invalidAttributes, layout, type PageContext } from './layout.js';
 
 interface PlatformPage {
   readonly store: Store;
@@ -27,7 +30,24 @@ interface PlatformPage {
   };
   /** An import was just started again. */
   readonly importing?: boolean;
+  /** The rule form: the store's charts and types, the values products have, and a refused or just applied rule. */
+  readonly assign: {
+    readonly charts: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+    readonly types: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+    readonly values: Readonly<Record<AssignRule['field'], readonly string[]>>;
+    readonly form?: { readonly values: AssignFormValues; readonly errors: readonly FieldError[] };
+    readonly result?: Assignment;
+  };
 }
+
+interface AssignFormValues {
+  readonly field: string;
+  readonly value: string;
+  readonly size_chart_id: string;
+  readonly product_type_id: string;
+}
+
+const FIELD_WORDS: Readonly<Record<AssignRule['field'], string>> = { product_type: 'product type', vendor: 'vendor', tag: 'tag' };
 
 const IMPORT_WORDS: Readonly<Record<PlatformImport['state'], string>> = {
   running: 'Importing',
@@ -72,6 +92,7 @@ export function platformPage(context: PageContext, page: PlatformPage): Html {
     context,
     {
       title: `${store.name}: shop connection`,
+      invalid: Boolean(page.assign.form?.errors.length),
       breadcrumbs: [
         { label: 'Stores', href: '/console' },
         { label: store.name, href: `/console/stores/${store.id}` },
@@ -92,7 +113,9 @@ ${page.retried === 'gone' ? html`<p class="warning" role="status" data-status="g
   }
 </section>
 ${page.importing ? html`<p class="notice" role="status" data-status="importing">The shop’s catalog is being imported again.</p>` : ''}
+${page.assign.result ? assignedNotice(page.assign.result) : ''}
 ${connection ? catalogSection(context, store, page.catalog) : ''}
+${connection && (page.catalog.counts.needs_chart > 0 || page.assign.form) ? assignForm(context, store, page.assign) : ''}
 <section class="card" id="dead-letters">
   <h2>Failed notifications</h2>
   ${
@@ -177,6 +200,56 @@ function catalogSection(context: PageContext, store: Store, catalog: PlatformPag
   ${products(catalog.skipped, 'skipped', counts.skipped)}
   <form method="post" action="/console/stores/${store.id}/platform/import">
     ${csrfField(context)}<button type="submit"${current?.state === 'running' ? ' disabled' : ''}>Import again</button>
+  </form>
+</section>`;
+}
+
+function assignedNotice(result: Assignment): Html {
+  const parts = [
+    `${result.created} ${result.created === 1 ? 'product is' : 'products are'} in the catalog now, with the chart and type chosen`,
+    result.sizesLeftOut
+      ? `${result.sizesLeftOut} ${result.sizesLeftOut === 1 ? 'variant was' : 'variants were'} left out: its size is not on the chart`
+      : '',
+    result.notCreated ? `${result.notCreated} could not be created and still need a chart` : '',
+    result.more ? 'more products match: send the rule again' : '',
+  ].filter(Boolean);
+  return html`<p class="notice" role="status" data-status="assigned">${parts.join('; ')}.</p>`;
+}
+
+/** Giving many imported products a chart and a type at once, by their product type, vendor or a tag. */
+function assignForm(context: PageContext, store: Store, assign: PlatformPage['assign']): Html {
+  const errors = assign.form?.errors ?? [];
+  const values = assign.form?.values ?? { field: 'product_type', value: '', size_chart_id: '', product_type_id: '' };
+  if (!assign.charts.length || !assign.types.length) {
+    return html`<section class="card" id="assign"><h2>Give products a chart</h2>
+  <p>Create a <a href="/console/stores/${store.id}/charts">size chart</a> and a <a href="/console/stores/${store.id}/product-types">product type</a> first; then give them here to the products that need one, many at once.</p></section>`;
+  }
+  const options = (list: PlatformPage['assign']['charts'], selected: string) =>
+    list.map((item) => html`<option value="${item.id}"${item.id === selected ? ' selected' : ''}>${item.name}</option>`);
+  const known = [...new Set(Object.values(assign.values).flat())];
+  return html`<section class="card" id="assign">
+  <h2>Give products a chart</h2>
+  <p class="muted small">Every product that needs a chart and matches becomes a product of this store, with the chart, the type and a variant per size
+  on the chart; sizes not on the chart are left out and counted.</p>
+  ${errorSummary(errors, { field: 'assign-field', value: 'assign-value', size_chart_id: 'assign-chart', product_type_id: 'assign-type' })}
+  <form method="post" action="/console/stores/${store.id}/platform/assign" class="stack">
+    ${csrfField(context)}
+    <label for="assign-field">Products whose</label>
+    <select id="assign-field" name="field"${invalidAttributes(errors, 'field')}>${(Object.keys(FIELD_WORDS) as AssignRule['field'][]).map(
+      (field) => html`<option value="${field}"${field === values.field ? ' selected' : ''}>${FIELD_WORDS[field]}</option>`,
+    )}</select>
+    ${fieldError(errors, 'field')}
+    <label for="assign-value">is</label>
+    <input id="assign-value" name="value" required maxlength="255" list="assign-values" value="${values.value}"${invalidAttributes(errors, 'value')}>
+    <datalist id="assign-values">${known.map((value) => html`<option value="${value}"></option>`)}</datalist>
+    ${fieldError(errors, 'value')}
+    <label for="assign-chart">Size chart</label>
+    <select id="assign-chart" name="size_chart_id"${invalidAttributes(errors, 'size_chart_id')}>${options(assign.charts, values.size_chart_id)}</select>
+    ${fieldError(errors, 'size_chart_id')}
+    <label for="assign-type">Product type</label>
+    <select id="assign-type" name="product_type_id"${invalidAttributes(errors, 'product_type_id')}>${options(assign.types, values.product_type_id)}</select>
+    ${fieldError(errors, 'product_type_id')}
+    <button type="submit" class="primary">Give them the chart</button>
   </form>
 </section>`;
 }

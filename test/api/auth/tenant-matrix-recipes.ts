@@ -221,6 +221,9 @@ export const CONSOLE_RECIPES: Record<
   'POST /console/stores/{store_id}/platform/disconnect': {},
   'GET /console/stores/{store_id}/platform': {},
   'POST /console/stores/{store_id}/platform/import': {},
+  'POST /console/stores/{store_id}/platform/assign': {
+    form: { field: 'tag', value: 'console matrix tag', size_chart_id: '{chart_id}', product_type_id: '{type_id}' },
+  },
   // `{job}`: a dead letter no store has (a retry of another store's is refused in platform-notices.e2e-spec.ts).
   'POST /console/stores/{store_id}/platform/dead-letters/{job}/retry': {},
   'POST /console/stores': { form: { name: 'console matrix store', currency: 'EUR', unit_system: 'metric' } },

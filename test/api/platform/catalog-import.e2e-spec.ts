@@ -4,7 +4,8 @@ import { bearer } from '../../support/app.js';
 import { findAll, textOf } from '../../support/console-client.js';
 import { db } from '../../support/console-fixtures.js';
 import { callback, type ConsoleSession, usePlatformConnection } from '../../support/platform-console.js';
-import { standinProducts } from '../../support/platform-standin.js';
+import { notification, standinProducts } from '../../support/platform-standin.js';
+import { createProductType, createSizeChart } from '../../support/catalog-fixtures.js';
 import { createShop } from '../../support/session-fixtures.js';
 
 let shops = 0;
@@ -127,5 +128,82 @@ describe('the import of a connected shop’s catalog', () => {
     });
     const other = await connection.fresh();
     expect(await db(t()).query(`SELECT 1 FROM platform_products WHERE store_id = $1`, [other.tenant.storeId])).toEqual([]);
+  });
+  it('gives the products that need a chart a chart and a type by rule, many at once, and then maps their orders', async () => {
+    const { tenant, session } = await connection.fresh();
+    const domain = `assign-${++shops}-${Date.now()}.myshopify.com`;
+    connection.platform.catalogs.set(domain, standinProducts(20));
+    await connectShop(session, tenant.storeId, domain);
+    expect(await finished(tenant.storeId)).toMatchObject({ state: 'done' });
+    const chart = await createSizeChart(t(), tenant.admin.secret, tenant.storeId); // S, M, L: no XL
+    const type = await createProductType(t(), tenant.admin.secret, tenant.storeId);
+    const path = `/console/stores/${tenant.storeId}/platform`;
+
+    // The form refuses a rule without a value, saying so beside the field.
+    const form = await session.get(path);
+    expect(findAll(form.text, 'section', { id: 'assign' })).toHaveLength(1);
+    expect(findAll(form.text, 'datalist', { id: 'assign-values' })[0].inner).toContain('value="Dresses"');
+    const refused = await session.post(`${path}/assign`, {
+      field: 'product_type',
+      value: ' ',
+      size_chart_id: chart.id,
+      product_type_id: type.id,
+    });
+    expect(refused.status).toBe(422);
+    expect(textOf(findAll(refused.text, 'div', { role: 'alert' })[0].inner)).toContain('Enter the product type, vendor or tag');
+
+    // Dresses are products 0, 3, 6, 12, 15 and 18 of the 20 (9 has no size option), matched whatever the case.
+    const done = await session.post(`${path}/assign`, {
+      field: 'product_type',
+      value: 'dresses',
+      size_chart_id: chart.id,
+      product_type_id: type.id,
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.location).toBe(`${path}?created=6&left_out=6&not_created=0`);
+    const page = await session.get(done.headers.location);
+    expect(textOf(findAll(page.text, 'p', { 'data-status': 'assigned' })[0].inner)).toBe(
+      '6 products are in the catalog now, with the chart and type chosen; 6 variants were left out: its size is not on the chart.',
+    );
+    const [section] = findAll(page.text, 'section', { id: 'catalog-import' });
+    expect(textOf(findAll(section.inner, 'span', { 'data-count': 'linked' })[0].inner)).toBe('6 in the catalog');
+
+    const listed = await t().http().get(`/v1/stores/${tenant.storeId}/products?external_id=1003`).set(bearer(tenant.admin.secret));
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ title: 'Product 1003', product_type_id: type.id, size_chart_id: chart.id }),
+    ]);
+    const variants = await t()
+      .http()
+      .get(`/v1/stores/${tenant.storeId}/products/${listed.body.data[0].id}/variants`)
+      .set(bearer(tenant.admin.secret));
+    expect((variants.body.data as Array<{ size_label: string; external_id: string }>).map((v) => [v.size_label, v.external_id])).toEqual([
+      ['S', '100300'],
+      ['M', '100301'],
+      ['L', '100302'],
+    ]);
+
+    // Sent again, nothing more matches: the products are in the catalog.
+    const again = await session.post(`${path}/assign`, {
+      field: 'product_type',
+      value: 'Dresses',
+      size_chart_id: chart.id,
+      product_type_id: type.id,
+    });
+    expect(again.headers.location).toBe(`${path}?created=0&left_out=0&not_created=0`);
+
+    // An order of one of them now maps without any call of the API.
+    const order = notification(connection.platform, domain, 'orders/paid', {
+      id: 'A-1',
+      processed_at: new Date().toISOString(),
+      line_items: [{ id: '1', product_id: 1003, variant_id: 100301, quantity: 1 }],
+    });
+    expect((await t().http().post('/platform/webhooks').set(order.headers).send(order.body)).status).toBe(200);
+    const deadline = Date.now() + 20_000;
+    let purchases: unknown[] = [];
+    while (purchases.length === 0 && Date.now() < deadline) {
+      purchases = (await t().http().get(`/v1/stores/${tenant.storeId}/events?type=purchase`).set(bearer(tenant.admin.secret))).body.data;
+      if (purchases.length === 0) await sleep(100);
+    }
+    expect(purchases).toEqual([expect.objectContaining({ source: 'platform', product_id: listed.body.data[0].id, order_id: 'A-1' })]);
   });
 });
