@@ -23,6 +23,7 @@ import { VerdictOdds1765300000000 } from './src/database/migrations/176530000000
 import { Experiments1765400000000 } from './src/database/migrations/1765400000000-experiments.js';
 import { PlatformWebhooks1765500000000 } from './src/database/migrations/1765500000000-platform-webhooks.js';
 import { PlatformImports1765600000000 } from './src/database/migrations/1765600000000-platform-imports.js';
+import { PlatformSync1765700000000 } from './src/database/migrations/1765700000000-platform-sync.js';
 
 /** Where the data lives: a PostgreSQL server, or an embedded PGlite instance owned by the caller. */
 export type DatabaseTarget = { url: string } | { pglite: PGlite };
@@ -48,6 +49,7 @@ export const migrations = [
   Experiments1765400000000,
   PlatformWebhooks1765500000000,
   PlatformImports1765600000000,
+  PlatformSync1765700000000,
 ];
 
 /** A database that does not answer a new connection within this long is treated as down: 503 within a second. */

@@ -235,6 +235,88 @@ export class ProductsService {
     });
   }
 
+  /**
+   * Brings the variants of the store's product \`productId\` in line with a platform's listing of it (a connected shop's
+   * product, docs/platform-sync.md), in one transaction, the product locked. Each listed variant whose size is a label
+   * of the product's chart (whatever its case) is the catalog variant whose \`external_id\` is the listed id: relabelled
+   * when the shop renamed its size; otherwise an active variant of that size without an \`external_id\` takes the id (a
+   * product made before the shop was connected), or a variant is created. The variants whose ids are in \`gone\` (listed
+   * before, no longer) are removed, or archived when events refer to them. An id another product's variant holds is left
+   * alone. An archived product, or one no longer in the store, is left as it is. Returns whether anything changed.
+   */
+  async syncVariants(
+    store: Store,
+    productId: string,
+    listed: ReadonlyArray<{ readonly id: string; readonly size: string | null }>,
+    gone: readonly string[],
+  ): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      const product = await this.products.lockIfPresent(manager, store, productId);
+      if (product === null || product.archivedAt !== null) return false;
+      const labels = new Map(
+        (await this.charts.lockLabels(manager, product.sizeChartId)).sizes.map((size) => [size.label.toLowerCase(), size.label]),
+      );
+      const variants = await this.products.variantsOf(manager, product.id);
+      const byExternalId = new Map(variants.flatMap((variant) => (variant.externalId === null ? [] : [[variant.externalId, variant]])));
+      const unlinked = variants.filter((variant) => variant.externalId === null && variant.archivedAt === null);
+      let changed = false;
+      for (const { id, size } of listed) {
+        const label = size === null ? undefined : labels.get(size.toLowerCase());
+        if (label === undefined) continue;
+        const own = byExternalId.get(id);
+        if (own !== undefined) {
+          if (own.sizeLabel !== label && own.archivedAt === null) {
+            await this.products.updateVariant(manager, own.id, { sizeLabel: label });
+            changed = true;
+          }
+          continue;
+        }
+        if (await this.products.externalIdTaken(manager, 'variant', store, id)) continue;
+        const free = unlinked.findIndex((variant) => variant.sizeLabel === label);
+        if (free >= 0) {
+          await this.products.updateVariant(manager, unlinked[free].id, { externalId: id });
+          unlinked.splice(free, 1);
+        } else {
+          await this.products.insertVariant(manager, {
+            id: newId(),
+            merchantId: store.merchantId,
+            storeId: store.id,
+            productId: product.id,
+            externalId: id,
+            sizeLabel: label,
+            sku: null,
+            title: null,
+            archivedAt: null,
+          });
+        }
+        changed = true;
+      }
+      const listedIds = new Set(listed.map((variant) => variant.id));
+      for (const id of gone) {
+        const variant = byExternalId.get(id);
+        if (variant === undefined || variant.archivedAt !== null || listedIds.has(id)) continue;
+        const referred = await this.references.isReferenced(manager, 'variant', variant.id);
+        await this.products.removeOrArchiveVariant(manager, variant, referred, () => null);
+        changed = true;
+      }
+      return changed;
+    });
+  }
+
+  /**
+   * Removes the store's product \`productId\` as \`delete\` does, when it is still there and active (a connected shop's
+   * product deleted on the shop). Returns whether it did.
+   */
+  async removeIfPresent(store: Store, productId: string): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      const product = await this.products.lockIfPresent(manager, store, productId);
+      if (product === null || product.archivedAt !== null) return false;
+      const referred = await this.references.isReferenced(manager, 'product', product.id);
+      await this.products.removeOrArchive(manager, product, referred, () => null);
+      return true;
+    });
+  }
+
   /** A chart of the store that is not archived. */
   private async usableChart(manager: EntityManager, store: Store, chartId: string): Promise<SizeChart> {
     const chart = await this.charts.reference(manager, store, chartId, 'size_chart_id');

@@ -210,6 +210,7 @@ describe('loadConfig', () => {
         jobPollSeconds: 2,
         retryDelaySeconds: 30,
         jobRetries: 8,
+        reconcileCron: '0 4 * * *',
       });
       expect(loadConfig(platform).platform?.tokenKey).toEqual(Buffer.alloc(32, 7));
     });
@@ -224,6 +225,10 @@ describe('loadConfig', () => {
       expect(configError({ ...platform, PLATFORM_BASE_URL: 'https://example.com' }).message).toMatch(/\{shop\}/);
       expect(configError({ ...platform, PLATFORM_SCOPES: 'read products' }).message).toMatch(/PLATFORM_SCOPES/);
       expect(configError({ ...platform, PLATFORM_TIMEOUT_MS: '0' }).message).toMatch(/PLATFORM_TIMEOUT_MS/);
+      for (const cron of ['daily', '0 4 * *', '0 4 * * * *', '0 4 ? * MON']) {
+        expect(configError({ ...platform, PLATFORM_RECONCILE_CRON: cron }).message).toMatch(/PLATFORM_RECONCILE_CRON/);
+      }
+      expect(loadConfig({ ...platform, PLATFORM_RECONCILE_CRON: ' */15  * * * 1-5 ' }).platform?.reconcileCron).toBe('*/15 * * * 1-5');
       expect(
         loadConfig({ ...platform, PLATFORM_BASE_URL: 'http://127.0.0.1:9/shops/{shop}/', PLATFORM_SCOPES: 'read_orders' }).platform,
       ).toMatchObject({

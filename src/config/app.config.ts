@@ -56,6 +56,11 @@ export interface PlatformConfig {
   readonly retryDelaySeconds: number;
   /** Attempts after the first before a job goes to the dead-letter list (`PLATFORM_JOB_RETRIES`, default 8: about 45 minutes). */
   readonly jobRetries: number;
+  /**
+   * When every connected shop's catalog is read again in full, to repair what notifications missed: a cron expression
+   * in UTC (\`PLATFORM_RECONCILE_CRON\`, default \`0 4 * * *\`, daily at 04:00).
+   */
+  readonly reconcileCron: string;
 }
 
 /** A configuration problem, reported as one readable line instead of a stack trace. */
@@ -210,6 +215,10 @@ function parsePlatform(env: NodeJS.ProcessEnv): PlatformConfig | null {
   const jobPollSeconds = parsePositive('PLATFORM_JOB_POLL_SECONDS', env.PLATFORM_JOB_POLL_SECONDS, 2);
   const retryDelaySeconds = parsePositive('PLATFORM_RETRY_DELAY_SECONDS', env.PLATFORM_RETRY_DELAY_SECONDS, 30);
   const jobRetries = parseCount('PLATFORM_JOB_RETRIES', env.PLATFORM_JOB_RETRIES, 8);
+  const reconcileCron = (nonEmpty(env.PLATFORM_RECONCILE_CRON) ?? '0 4 * * *').trim().replace(/\s+/g, ' ');
+  if (!/^[\d*,/-]+( [\d*,/-]+){4}$/.test(reconcileCron)) {
+    throw new ConfigError('PLATFORM_RECONCILE_CRON must be a cron expression of five fields, such as 0 4 * * * (daily at 04:00 UTC)');
+  }
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     clientId,
@@ -220,6 +229,7 @@ function parsePlatform(env: NodeJS.ProcessEnv): PlatformConfig | null {
     jobPollSeconds,
     retryDelaySeconds,
     jobRetries,
+    reconcileCron,
   };
 }
 

@@ -24,7 +24,12 @@ interface QueueDefinition {
   readonly heartbeatSeconds?: number;
   /** How often an idle worker asks for work. */
   readonly pollingIntervalSeconds: number;
-  /** `lastAttempt`: a failure now sends the job to the dead-letter queue. */
+  /**
+   * A job of this queue sent on a cron expression (UTC) with \`data\`, by whichever instance's cron pass comes first; an
+   * occurrence missed while no instance ran is sent once when one starts.
+   */
+  readonly schedule?: { readonly cron: string; readonly data: object };
+  /** \`lastAttempt\`: a failure now sends the job to the dead-letter queue. */
   readonly handler: (data: unknown, attempt: { id: string; lastAttempt: boolean }) => Promise<void>;
 }
 
@@ -72,10 +77,10 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     const boss = new PgBoss({
       db: { executeSql: async (text, values) => unwrap(await pool.query(text, values)) },
       schema: SCHEMA,
-      // The schedule (cron) is not used; maintenance (retention) and supervision are. Supervision finds the jobs of
-      // a process that died (active past their expiry, or their heartbeat missed) and sends them back: every 10 s, so
-      // such a job waits at most its expiry (or heartbeat) and 10 s.
-      schedule: false,
+      // The schedule (cron) runs when a queue has one. Supervision finds the jobs of a process that died (active past
+      // their expiry, or their heartbeat missed) and sends them back: every 10 s, so such a job waits at most its
+      // expiry (or heartbeat) and 10 s.
+      schedule: this.definitions.some((definition) => definition.schedule !== undefined),
       superviseIntervalSeconds: 10,
       // Expiry and missed heartbeats are checked in the monitoring pass: as often as supervision.
       monitorIntervalSeconds: 10,
@@ -94,6 +99,8 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       await boss.createQueue(deadLetterQueue(definition.name), { retentionSeconds: 60 * 60 * 24 * 30 });
       await boss.createQueue(definition.name, { ...options, deadLetter: deadLetterQueue(definition.name) });
       await boss.updateQueue(definition.name, { ...options, deadLetter: deadLetterQueue(definition.name) });
+      if (definition.schedule === undefined) await boss.unschedule(definition.name);
+      else await boss.schedule(definition.name, definition.schedule.cron, definition.schedule.data, { tz: 'UTC', missed: 'once' });
       // Up to a batch of jobs per fetch, fetched again at once while batches come back full; each job settles alone.
       const work = {
         pollingIntervalSeconds: definition.pollingIntervalSeconds,
@@ -131,9 +138,13 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     await this.started().send(name, data, { db: { executeSql: async (text, values) => unwrap(await client.query(text, values)) } });
   }
 
-  /** The jobs of `name` that failed every attempt, oldest first; with `data`, those whose data contains it. */
-  async deadLetters(name: string, data: object, limit = 100): Promise<DeadLetter[]> {
-    const jobs = await this.started().findJobs(deadLetterQueue(name), { queued: true, data, limit });
+  /**
+   * The jobs of `name` that failed every attempt whose data contains `data`, oldest first; with `id`, that one alone
+   * (when its data contains `data`).
+   */
+  async deadLetters(name: string, data: object, options: { limit?: number; id?: string } = {}): Promise<DeadLetter[]> {
+    const { limit = 100, id } = options;
+    const jobs = await this.started().findJobs(deadLetterQueue(name), { queued: true, data, limit, ...(id === undefined ? {} : { id }) });
     return jobs.map((job) => ({
       id: job.id,
       data: job.data,

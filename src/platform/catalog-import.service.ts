@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CatalogLookups } from '../catalog/catalog-lookups.service.js';
 import { ProductsService } from '../catalog/products.service.js';
 import { SizeChartsService } from '../catalog/size-charts.service.js';
 import { ProblemError } from '../common/problems/problem-error.js';
@@ -13,10 +12,13 @@ import type { Store } from '../stores/store.entity.js';
 import { StoresService } from '../stores/stores.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformImportsRepository } from './platform-imports.repository.js';
-import type { AssignRule, Assignment, ImportCounts, PlatformImport, PlatformProduct } from './platform.entities.js';
+import { CatalogSyncService } from './catalog-sync.service.js';
+import type { AssignRule, Assignment, ImportCounts, ImportTrigger, PlatformImport, PlatformProduct } from './platform.entities.js';
 import { nextPageOf, shopProducts } from './shop-products.js';
 
 const IMPORTS_QUEUE = 'platform-imports';
+/** The scheduled job that starts a full read of every connected shop's catalog. */
+const RECONCILE_QUEUE = 'platform-reconcile';
 /** The platform's admin API version the import reads. */
 const API_VERSION = '2025-01';
 /** The largest page the platform serves. */
@@ -47,7 +49,7 @@ export class CatalogImportService implements OnModuleInit {
     private readonly imports: PlatformImportsRepository,
     private readonly connections: PlatformConnectionsRepository,
     private readonly stores: StoresService,
-    private readonly catalog: CatalogLookups,
+    private readonly sync: CatalogSyncService,
     private readonly products: ProductsService,
     private readonly charts: SizeChartsService,
     private readonly jobs: JobQueue,
@@ -66,17 +68,35 @@ export class CatalogImportService implements OnModuleInit {
       retryLimit: this.config.platform.jobRetries,
       handler: (data, attempt) => this.attempt((data as { store: string }).store, attempt.lastAttempt),
     });
+    this.jobs.define({
+      name: RECONCILE_QUEUE,
+      expireInSeconds: 5 * 60,
+      pollingIntervalSeconds: this.config.platform.jobPollSeconds,
+      retryDelaySeconds: this.config.platform.retryDelaySeconds,
+      retryLimit: this.config.platform.jobRetries,
+      schedule: { cron: this.config.platform.reconcileCron, data: {} },
+      handler: () => this.reconcileAll(),
+    });
   }
 
-  /** Starts the store's import from the first page once the caller's transaction commits. */
-  async begin(manager: EntityManager, storeId: string): Promise<void> {
-    await this.imports.begin(manager, storeId);
+  /** Starts a full read of the store's catalog from the first page once the caller's transaction commits. */
+  async begin(manager: EntityManager, storeId: string, trigger: ImportTrigger): Promise<void> {
+    await this.imports.begin(manager, storeId, trigger);
     await this.jobs.send(manager, IMPORTS_QUEUE, { store: storeId });
   }
 
-  /** The import again, from the first page (the console's "Import again"). */
+  /** The catalog read again in full, from the first page (the console's "Import again"). */
   async restart(store: Store): Promise<void> {
-    await this.transactions.run((manager) => this.begin(manager, store.id));
+    await this.transactions.run((manager) => this.begin(manager, store.id, 'console'));
+  }
+
+  /** The scheduled reconcile: a full read of each connected store's catalog, but where one is running already. */
+  private async reconcileAll(): Promise<void> {
+    for (const storeId of await this.connections.connectedStores()) {
+      await this.transactions.run(async (manager) => {
+        if ((await this.imports.lockRunning(manager, storeId)) === false) await this.begin(manager, storeId, 'schedule');
+      });
+    }
   }
 
   /** The store's import, what it read, and the first products that need a chart or were skipped. */
@@ -153,7 +173,11 @@ export class CatalogImportService implements OnModuleInit {
     }
   }
 
-  /** Reads the pages left, from the saved cursor on. */
+  /**
+   * Reads the pages left, from the saved cursor on, each applied to the catalog and kept with the next cursor; after
+   * the last, the products the read did not list are gone from the shop and removed, unless the read listed nothing at
+   * all (a shop is not emptied by one answer: its deletions arrive as notifications too).
+   */
   private async run(storeId: string): Promise<void> {
     const platform = this.config.platform as PlatformConfig;
     const store = await this.stores.findConnected(storeId);
@@ -166,15 +190,19 @@ export class CatalogImportService implements OnModuleInit {
       const page = new URL(`${platform.baseUrl.replace('{shop}', connection.shop)}/admin/api/${API_VERSION}/products.json`);
       page.searchParams.set('limit', String(PAGE_SIZE));
       if (current.nextPage !== null) page.searchParams.set('page_info', current.nextPage);
+      const listedAt = new Date();
       const { products, next } = await this.readPage(page, token, platform.timeoutMs);
-      const linked = await this.catalog.byExternalIds(
+      const { repaired } = await this.sync.apply(store, products, listedAt, async (manager, repaired) => {
+        if (next !== null) await this.imports.advance(manager, storeId, next, repaired);
+      });
+      if (next !== null) continue;
+      const gone = current.pages === 0 && products.length === 0 ? [] : await this.imports.unseen(storeId, current.startedAt);
+      await this.sync.remove(
         store,
-        products.map((product) => product.platformId),
+        gone.map((product) => product.platformId),
+        (manager) => this.imports.advance(manager, storeId, null, repaired, gone.length),
       );
-      await this.transactions.run((manager) =>
-        this.imports.savePage(manager, storeId, products, new Map([...linked].map(([external, product]) => [external, product.id])), next),
-      );
-      if (next === null) return;
+      return;
     }
   }
 

@@ -60,6 +60,14 @@ export class PlatformConnectionsRepository {
     return rows.map((row) => row.store_id);
   }
 
+  /** Every connected store, whatever its shop. */
+  async connectedStores(): Promise<string[]> {
+    const rows = (await this.connections.query('SELECT store_id FROM platform_connections ORDER BY store_id')) as Array<{
+      store_id: string;
+    }>;
+    return rows.map((row) => row.store_id);
+  }
+
   /** Sweeps the states that have expired. */
   async deleteExpiredStates(): Promise<void> {
     await this.states.createQueryBuilder().delete().where('expires_at <= now()').execute();

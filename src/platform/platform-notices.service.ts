@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { CatalogLookups } from '../catalog/catalog-lookups.service.js';
+import { isId } from '../common/http/ids.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app.config.js';
 import { JobQueue } from '../database/job-queue.js';
@@ -13,7 +14,18 @@ import type { LineResult, NoticeOutcome, NoticeState, PlatformNotice } from './p
 import { PlatformNoticesRepository } from './platform-notices.repository.js';
 import { PlatformImportsRepository } from './platform-imports.repository.js';
 import { NOTICES_PATH } from './notices-path.js';
-import { isOrderTopic, type LineOutcome, lineOutcomes, type OrderTopic, PayloadError } from './webhook-payloads.js';
+import { CatalogSyncService, type ProductFate } from './catalog-sync.service.js';
+import {
+  customerOf,
+  isOrderTopic,
+  isProductTopic,
+  type LineOutcome,
+  lineOutcomes,
+  type OrderTopic,
+  PayloadError,
+  productChange,
+  type ProductTopic,
+} from './webhook-payloads.js';
 
 const NOTICES_QUEUE = 'platform-notices';
 /** The `source` of the events the service records for a connected shop. */
@@ -21,6 +33,12 @@ const PLATFORM_SOURCE = 'platform';
 
 /** The notifications a connected shop's platform sends that the service acts on; any other is acknowledged and kept. */
 const LIFECYCLE_TOPICS = ['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+/**
+ * A refund says that money went back, not why: a returned line is recorded from the shop's return request
+ * (`returns/requested`, with its reason), which a refund follows. Refunds are acknowledged and kept, saying so.
+ */
+const REFUND_TOPIC = 'refunds/create';
+const REFUND_SUMMARY = 'A refund says money went back, not why: a returned line counts from the shop’s return request, which says why.';
 
 /** A job's data: the notification, and its store (so a store's dead letters are found, and only its own). */
 interface NoticeJob {
@@ -53,6 +71,7 @@ export class PlatformNoticesService implements OnModuleInit {
     private readonly connections: PlatformConnectionsRepository,
     private readonly stores: StoresService,
     private readonly catalog: CatalogLookups,
+    private readonly sync: CatalogSyncService,
     private readonly events: EventsService,
     private readonly sessions: SessionsService,
     private readonly jobs: JobQueue,
@@ -100,7 +119,8 @@ export class PlatformNoticesService implements OnModuleInit {
       this.logger.log({ shop, topic }, 'platform notification for a shop no store is connected to');
       return { duplicate: false };
     }
-    const acted = isOrderTopic(topic as string) || (LIFECYCLE_TOPICS as readonly string[]).includes(topic as string);
+    const acted =
+      isOrderTopic(topic as string) || isProductTopic(topic as string) || (LIFECYCLE_TOPICS as readonly string[]).includes(topic as string);
     let fresh = 0;
     await this.transactions.run(async (manager) => {
       fresh = 0;
@@ -112,7 +132,7 @@ export class PlatformNoticesService implements OnModuleInit {
           topic: topic as string,
           payload: acted ? payload : null,
           state: acted ? 'queued' : 'ignored',
-          outcome: acted ? null : { summary: 'Not a notification Size-Fit acts on.' },
+          outcome: acted ? null : { summary: topic === REFUND_TOPIC ? REFUND_SUMMARY : 'Not a notification Size-Fit acts on.' },
         });
         if (id === null) continue;
         fresh++;
@@ -151,7 +171,8 @@ export class PlatformNoticesService implements OnModuleInit {
   /** Sends a dead letter of the store back to be processed again; false when the store has no such dead letter. */
   async retry(store: Store, job: string): Promise<boolean> {
     if (!this.jobs.running) return false;
-    const [letter] = (await this.jobs.deadLetters(NOTICES_QUEUE, { store: store.id })).filter((candidate) => candidate.id === job);
+    if (!isId(job)) return false; // pg-boss's ids are UUIDs
+    const [letter] = await this.jobs.deadLetters(NOTICES_QUEUE, { store: store.id }, { id: job });
     if (letter === undefined) return false;
     await this.notices.requeue(store.id, (letter.data as NoticeJob).notice);
     return this.jobs.retryDeadLetter(NOTICES_QUEUE, job, { store: store.id });
@@ -186,6 +207,7 @@ export class PlatformNoticesService implements OnModuleInit {
   private async settleTopic(store: Store, topic: string, payload: unknown): Promise<{ state: NoticeState; outcome: NoticeOutcome }> {
     try {
       if (isOrderTopic(topic)) return await this.recordOutcomes(store, topic, payload);
+      if (isProductTopic(topic)) return await this.applyProduct(store, topic, payload);
       return await this.lifecycle(store, topic, payload);
     } catch (error) {
       if (!(error instanceof PayloadError)) throw error;
@@ -219,7 +241,8 @@ export class PlatformNoticesService implements OnModuleInit {
         store,
         mismatched.map((index) => ({ ...sendable[index].event, session_id: null })),
       );
-      results = results.map((result, index) => (mismatched.includes(index) ? again[mismatched.indexOf(index)] : result));
+      const retried = new Map(mismatched.map((index, k) => [index, again[k]]));
+      results = results.map((result, index) => retried.get(index) ?? result);
     }
     results.forEach((result, index) => {
       const { outcome } = sendable[index];
@@ -235,6 +258,31 @@ export class PlatformNoticesService implements OnModuleInit {
       (unmapped ? `, ${unmapped} not recorded (see the lines)` : '') +
       '.';
     return { state: 'processed', outcome: { summary, lines } };
+  }
+
+  /** A product created, changed or deleted on the shop: the catalog brought in line (catalog-sync.service.ts). */
+  private async applyProduct(store: Store, topic: ProductTopic, payload: unknown): Promise<{ state: NoticeState; outcome: NoticeOutcome }> {
+    const change = productChange(topic, payload);
+    if (change.deleted) {
+      const removed = await this.sync.remove(store, [change.platformId]);
+      const summary = removed
+        ? `Product ${change.platformId} was deleted on the shop: removed from the catalog (archived where events refer to it).`
+        : `Product ${change.platformId} was deleted on the shop; the catalog did not have it.`;
+      return { state: 'processed', outcome: { summary } };
+    }
+    const { product } = change;
+    const { fates, repaired } = await this.sync.apply(store, [product], null);
+    const fate = fates.get(product.platformId) as ProductFate;
+    const summaries: Record<ProductFate, string> = {
+      in_catalog: repaired
+        ? 'in the catalog, its variants brought in line with the shop’s.'
+        : 'in the catalog, its variants already in line with the shop’s.',
+      needs_chart: 'kept; it needs a chart before the catalog has it.',
+      skipped: 'kept and skipped: it has no size option.',
+      older: 'older than what is kept (delivered out of order): nothing changed.',
+      deleted: 'deleted on the shop already: nothing changed.',
+    };
+    return { state: 'processed', outcome: { summary: `Product ${product.platformId}: ${summaries[fate]}` } };
   }
 
   /** Uninstall and the privacy requests the platform makes of every app. */
@@ -298,12 +346,4 @@ function eventOf(outcome: LineOutcome, productId: string, variantId: string): Re
         : { shopper_ref: outcome.customerId }
       : { reason: outcome.reason, ...(outcome.reason === 'size' && outcome.fitFeedback ? { fit_feedback: outcome.fitFeedback } : {}) }),
   };
-}
-
-function customerOf(payload: unknown): string {
-  const customer = (payload as { customer?: { id?: unknown } } | null)?.customer;
-  const id = customer?.id;
-  if (typeof id === 'string' && id.length > 0 && id.length <= 150) return id;
-  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
-  throw new PayloadError('customer.id: not an id');
 }

@@ -128,7 +128,22 @@ export class PlatformImport {
   /** Why it failed, in a sentence for the console (never what the platform answered). */
   @Column({ type: 'text', nullable: true })
   error: string | null;
+
+  /** What started this read of the whole catalog. */
+  @Column({ type: 'text' })
+  trigger: ImportTrigger;
+
+  /** Products this read found gone from the shop, removed from the catalog. */
+  @Column({ type: 'integer' })
+  removed: number;
+
+  /** Catalog products whose variants this read brought in line with the shop's. */
+  @Column({ type: 'integer' })
+  repaired: number;
 }
+
+/** What starts a read of the whole catalog: connecting the store, "Import again" in the console, or the schedule. */
+export type ImportTrigger = 'connection' | 'console' | 'schedule';
 
 /** One variant of a shop's product: the platform's id and its size (null when the product has no size option). */
 export interface ImportedVariant {
@@ -170,6 +185,14 @@ export class PlatformProduct {
 
   @Column({ type: 'timestamptz', name: 'imported_at' })
   importedAt: Date;
+
+  /** When the shop last changed it (its \`updated_at\`), when the shop said. */
+  @Column({ type: 'timestamptz', name: 'shop_updated_at', nullable: true })
+  shopUpdatedAt: Date | null;
+
+  /** When it was found deleted on the shop; a tombstone, so that a late update does not bring it back. */
+  @Column({ type: 'timestamptz', name: 'deleted_at', nullable: true })
+  deletedAt: Date | null;
 }
 
 /** What an import has read so far. */

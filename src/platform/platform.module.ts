@@ -6,6 +6,7 @@ import { EventsModule } from '../events/events.module.js';
 import { FitModule } from '../fit/fit.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { CatalogImportService } from './catalog-import.service.js';
+import { CatalogSyncService } from './catalog-sync.service.js';
 import { PlatformConnectionsRepository } from './platform-connections.repository.js';
 import { PlatformImportsRepository } from './platform-imports.repository.js';
 import { PlatformNoticesController } from './platform-notices.controller.js';
@@ -27,6 +28,7 @@ import { PlatformService } from './platform.service.js';
     PlatformNoticesService,
     PlatformNoticesRepository,
     CatalogImportService,
+    CatalogSyncService,
     PlatformImportsRepository,
   ],
   exports: [PlatformService, PlatformNoticesService, CatalogImportService],

@@ -159,7 +159,7 @@ export class PlatformService {
         connectedBy: identity.accountId,
       });
       // The shop's catalog, imported by a job once the connection is committed.
-      await this.catalogImport.begin(manager, pending.store_id);
+      await this.catalogImport.begin(manager, pending.store_id, 'connection');
     });
     return pending.store_id;
   }

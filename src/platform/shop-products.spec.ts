@@ -24,11 +24,12 @@ describe('the shop’s product listing', () => {
       expect([name, isSizeOption(name)]).toEqual([name, false]);
   });
 
-  it('reads each variant’s size from the size option’s position, and leaves out what it cannot read', () => {
+  it('reads each variant’s size from the size option’s position and when the shop changed it, and leaves out what it cannot read', () => {
     const products = shopProducts({
       products: [
         {
           id: 7,
+          updated_at: '2026-05-01T09:30:00+02:00',
           title: ' Linen dress ',
           product_type: 'Dresses',
           vendor: 'Fjord',
@@ -43,7 +44,13 @@ describe('the shop’s product listing', () => {
             { id: null, option1: 'Blau', option2: '40' },
           ],
         },
-        { id: 8, title: 'Gift\u0000card', options: [{ name: 'Title', position: 1 }], variants: [{ id: 81, option1: 'Default Title' }] },
+        {
+          id: 8,
+          updated_at: 'yesterday',
+          title: 'Gift\u0000card',
+          options: [{ name: 'Title', position: 1 }],
+          variants: [{ id: 81, option1: 'Default Title' }],
+        },
         { title: 'no id' },
         'not a product',
       ],
@@ -60,6 +67,7 @@ describe('the shop’s product listing', () => {
           { id: '71', size: '36' },
           { id: '72', size: '38' },
         ],
+        updatedAt: new Date('2026-05-01T07:30:00Z'),
       },
       {
         platformId: '8',
@@ -69,6 +77,7 @@ describe('the shop’s product listing', () => {
         tags: [],
         sizeOption: null,
         variants: [{ id: '81', size: null }],
+        updatedAt: null,
       },
     ]);
     expect(() => shopProducts({ items: [] })).toThrow('the product listing has no products list');

@@ -13,6 +13,8 @@ export interface ShopProduct {
   /** The size option's name as the shop wrote it, or null when no option is a size. */
   readonly sizeOption: string | null;
   readonly variants: ImportedVariant[];
+  /** When the shop last changed it (its \`updated_at\`), or null when the shop does not say. */
+  readonly updatedAt: Date | null;
 }
 
 /**
@@ -78,24 +80,25 @@ export function shopProducts(body: unknown): ShopProduct[] {
   });
 }
 
-function shopProduct(raw: unknown): ShopProduct | null {
+/** A product as the listing and the product notifications give it; null when it has no id. */
+export function shopProduct(raw: unknown): ShopProduct | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const product = raw as Record<string, unknown>;
-  const platformId = idOf(product.id);
-  if (platformId === null) return null;
+  const id = platformId(product.id);
+  if (id === null) return null;
   const options = Array.isArray(product.options) ? (product.options as Array<{ name?: unknown; position?: unknown }>) : [];
   const size = options.find((option) => typeof option?.name === 'string' && isSizeOption(option.name));
   const position = size && typeof size.position === 'number' && [1, 2, 3].includes(size.position) ? size.position : null;
   const variants = (Array.isArray(product.variants) ? (product.variants as Array<Record<string, unknown>>) : []).flatMap((variant) => {
-    const id = idOf(variant?.id);
-    if (id === null) return [];
+    const variantId = platformId(variant?.id);
+    if (variantId === null) return [];
     const value = position === null ? null : variant[`option${position}`];
     const size = text(value, 50);
-    return [{ id, size: size === '' ? null : size }];
+    return [{ id: variantId, size: size === '' ? null : size }];
   });
   return {
-    platformId,
-    title: text(product.title, 500) || `Product ${platformId}`,
+    platformId: id,
+    title: text(product.title, 500) || `Product ${id}`,
     productType: text(product.product_type, 255),
     vendor: text(product.vendor, 255),
     tags: text(product.tags, 5000)
@@ -104,6 +107,8 @@ function shopProduct(raw: unknown): ShopProduct | null {
       .filter(Boolean),
     sizeOption: position === null ? null : (size?.name as string),
     variants,
+    updatedAt:
+      typeof product.updated_at === 'string' && !Number.isNaN(Date.parse(product.updated_at)) ? new Date(product.updated_at) : null,
   };
 }
 
@@ -122,7 +127,8 @@ export function nextPageOf(link: string | null): string | null {
   return null;
 }
 
-function idOf(value: unknown): string | null {
+/** A platform's id: a non-empty string of at most 150 characters, or a non-negative integer sent as a number. */
+export function platformId(value: unknown): string | null {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
   if (typeof value === 'string' && value.length > 0 && value.length <= 150) return value;
   return null;

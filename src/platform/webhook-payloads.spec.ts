@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { lineOutcomes, PayloadError } from './webhook-payloads.js';
+import { customerOf, lineOutcomes, PayloadError, productChange } from './webhook-payloads.js';
 
 const SESSION = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
@@ -86,5 +86,32 @@ describe('order notifications read into line outcomes', () => {
         expect(lineOutcomes(topic, structuredClone(payload))).toEqual(first);
       }),
     );
+  });
+});
+
+describe('product and privacy notifications', () => {
+  it('reads a product as it is now, or the id of the product deleted', () => {
+    const change = productChange('products/update', {
+      id: 42,
+      title: 'Wrap dress',
+      updated_at: '2026-06-01T10:00:00Z',
+      options: [{ name: 'Taille', position: 1 }],
+      variants: [{ id: 4201, option1: 'M' }],
+    });
+    expect(change).toEqual({
+      deleted: false,
+      product: expect.objectContaining({ platformId: '42', sizeOption: 'Taille', variants: [{ id: '4201', size: 'M' }] }),
+    });
+    expect(productChange('products/delete', { id: '42' })).toEqual({ deleted: true, platformId: '42' });
+    for (const payload of [{ title: 'no id' }, { id: -1 }, [], null]) {
+      expect(() => productChange('products/create', payload)).toThrow(PayloadError);
+      expect(() => productChange('products/delete', payload)).toThrow(PayloadError);
+    }
+  });
+
+  it('reads the customer a privacy request names', () => {
+    expect(customerOf({ customer: { id: 7310 } })).toBe('7310');
+    expect(() => customerOf({ customer: {} })).toThrow('customer.id: not an id');
+    expect(() => customerOf({})).toThrow('customer: not an object');
   });
 });

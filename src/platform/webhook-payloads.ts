@@ -5,6 +5,8 @@
  * answered as duplicates.
  */
 
+import { platformId, type ShopProduct, shopProduct } from './shop-products.js';
+
 const ORDER_TOPICS = ['orders/paid', 'returns/requested', 'exchanges/created'] as const;
 export type OrderTopic = (typeof ORDER_TOPICS)[number];
 export const isOrderTopic = (topic: string): topic is OrderTopic => (ORDER_TOPICS as readonly string[]).includes(topic);
@@ -39,6 +41,26 @@ export class PayloadError extends Error {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SIZE_REASONS: Readonly<Record<string, 'too_small' | 'too_large'>> = { SIZE_TOO_SMALL: 'too_small', SIZE_TOO_LARGE: 'too_large' };
+
+const PRODUCT_TOPICS = ['products/create', 'products/update', 'products/delete'] as const;
+export type ProductTopic = (typeof PRODUCT_TOPICS)[number];
+export const isProductTopic = (topic: string): topic is ProductTopic => (PRODUCT_TOPICS as readonly string[]).includes(topic);
+
+/** What a product notification says: the product as it is now, or the id of the product deleted. */
+type ProductChange = { readonly deleted: false; readonly product: ShopProduct } | { readonly deleted: true; readonly platformId: string };
+
+/** Reads a product notification; throws PayloadError when it has no product id. */
+export function productChange(topic: ProductTopic, payload: unknown): ProductChange {
+  const body = new Fields(payload, '');
+  if (topic === 'products/delete') return { deleted: true, platformId: body.id('id') };
+  body.id('id');
+  return { deleted: false, product: shopProduct(payload) as ShopProduct };
+}
+
+/** The customer a privacy request names (\`customer.id\`); throws PayloadError without one. */
+export function customerOf(payload: unknown): string {
+  return new Fields(payload, '').object('customer').id('id');
+}
 
 /** The outcomes a notification reports, line by line; throws PayloadError when it does not have its topic's shape. */
 export function lineOutcomes(topic: OrderTopic, payload: unknown): LineOutcome[] {
@@ -136,10 +158,9 @@ class Fields {
   }
 
   id(name: string): string {
-    const value = this.raw(name);
-    if (typeof value === 'string' && value.length > 0 && value.length <= 150) return value;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-    throw new PayloadError(`${this.at(name)}: not an id`);
+    const id = platformId(this.raw(name));
+    if (id === null) throw new PayloadError(`${this.at(name)}: not an id`);
+    return id;
   }
 
   timestamp(name: string): string {

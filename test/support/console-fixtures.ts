@@ -5,6 +5,7 @@ import type { PlatformConfig } from '../../src/config/app.config.js';
 import { bearer, type TestApp } from './app.js';
 import type { ConsoleClient } from './console-client.js';
 import type { Tenant } from './fixtures.js';
+import { standinConfig } from './platform-standin.js';
 
 /**
  * What the seller console tests (docs/decisions/005-seller-console.md) read besides its pages: the console's rows in
@@ -16,17 +17,10 @@ import type { Tenant } from './fixtures.js';
 export const SHOP = 'demo-shop.myshopify.com';
 
 /** A configured platform, so that connect/disconnect have something to refuse or do (no request ever reaches it). */
-export const PLATFORM: PlatformConfig = {
-  baseUrl: 'http://127.0.0.1:9/shops/{shop}',
-  clientId: 'console-test-client',
-  clientSecret: randomBytes(16).toString('hex'),
-  scopes: ['read_products'],
-  timeoutMs: 500,
-  jobPollSeconds: 1,
-  retryDelaySeconds: 1,
-  jobRetries: 1,
-  tokenKey: randomBytes(32),
-};
+export const PLATFORM: PlatformConfig = standinConfig(
+  { baseUrl: 'http://127.0.0.1:9/shops/{shop}', clientId: 'console-test-client', clientSecret: randomBytes(16).toString('hex') },
+  { scopes: ['read_products'], timeoutMs: 500 },
+);
 
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 export const db = (t: TestApp) => t.app.get(DataSource);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, jest } from '@jest/globals';
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
@@ -5,7 +6,14 @@ import { startApp, type TestApp } from './app.js';
 import { ConsoleClient, findAll, signUp, transcript } from './console-client.js';
 import { db, SHOP } from './console-fixtures.js';
 import { createTenant, type Tenant } from './fixtures.js';
-import { type ApproveOptions, type CallbackParams, callbackQuery, type StandinPlatform, startPlatform } from './platform-standin.js';
+import {
+  type ApproveOptions,
+  type CallbackParams,
+  callbackQuery,
+  standinConfig,
+  type StandinPlatform,
+  startPlatform,
+} from './platform-standin.js';
 
 /**
  * Driving the console's platform connection (docs/decisions/005-seller-console.md, "Platform connection") against the
@@ -221,17 +229,7 @@ export function usePlatformConnection(): PlatformConnection {
     t = await startApp({
       logLevel: 'info',
       publicUrl: PUBLIC_URL,
-      platform: {
-        baseUrl: platform.baseUrl,
-        clientId: platform.clientId,
-        clientSecret: platform.clientSecret,
-        scopes: SCOPES,
-        timeoutMs: TIMEOUT_MS,
-        jobPollSeconds: 1,
-        retryDelaySeconds: 1,
-        jobRetries: 1,
-        tokenKey,
-      },
+      platform: standinConfig(platform, { scopes: SCOPES, timeoutMs: TIMEOUT_MS, tokenKey }),
     });
   });
 
@@ -298,4 +296,29 @@ export function usePlatformConnection(): PlatformConnection {
     approved,
     expectNotConnected,
   };
+}
+
+/** The store's full read of its shop's catalog, as `platform_imports` holds it. */
+export interface ImportRow {
+  readonly state: string;
+  readonly pages: number;
+  readonly next_page: string | null;
+  readonly error: string | null;
+  readonly trigger: string;
+  readonly removed: number;
+  readonly repaired: number;
+}
+
+/** Waits until the store's read of its catalog (started by `trigger`, when given) has ended, and returns it. */
+export async function importFinished(t: TestApp, storeId: string, trigger?: string): Promise<ImportRow> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [current] = (await db(t).query(
+      `SELECT state, pages, next_page, error, trigger, removed, repaired FROM platform_imports WHERE store_id = $1`,
+      [storeId],
+    )) as ImportRow[];
+    if (current && current.state !== 'running' && (trigger === undefined || current.trigger === trigger)) return current;
+    if (Date.now() > deadline) throw new Error(`the import is still ${JSON.stringify(current)}`);
+    await sleep(100);
+  }
 }

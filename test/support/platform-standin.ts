@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { PlatformConfig } from '../../src/config/app.config.js';
 
 /**
  * A stand-in for the Shopify-style e-commerce platform the seller console connects stores to
@@ -68,6 +69,8 @@ export interface StandinProduct {
   tags: string;
   options: Array<{ name: string; position: number; values: string[] }>;
   variants: Array<{ id: number; title: string; sku: string; option1: string | null; option2: string | null; option3: string | null }>;
+  /** When the shop last changed it (ISO 8601). */
+  updated_at?: string;
 }
 
 /** One request the token endpoint received, whatever it answered. */
@@ -145,6 +148,29 @@ export function signCallback(params: Readonly<Record<string, string | undefined>
     .map((name) => `${escape(name).replaceAll('=', '%3D')}=${escape(params[name] as string)}`)
     .join('&');
   return createHmac('sha256', secret).update(message).digest('hex');
+}
+
+/**
+ * The service's settings for a platform (a stand-in's address and app credentials): jobs polled, retried and given up
+ * on within seconds, a fresh token key, and the scheduled reconcile on a date no test runs on (tests start it by hand).
+ */
+export function standinConfig(
+  platform: Pick<StandinPlatform, 'baseUrl' | 'clientId' | 'clientSecret'>,
+  overrides: Partial<PlatformConfig> = {},
+): PlatformConfig {
+  return {
+    baseUrl: platform.baseUrl,
+    clientId: platform.clientId,
+    clientSecret: platform.clientSecret,
+    scopes: ['read_products', 'read_orders'],
+    timeoutMs: 2000,
+    jobPollSeconds: 1,
+    retryDelaySeconds: 1,
+    jobRetries: 1,
+    reconcileCron: '0 4 1 1 *',
+    tokenKey: randomBytes(32),
+    ...overrides,
+  };
 }
 
 /** `k=v&…` with URL encoding, in the given order: the query string of a callback. */

@@ -4,6 +4,7 @@ import type {
   Assignment,
   ImportCounts,
   LineResult,
+  ImportTrigger,
   PlatformConnection,
   PlatformImport,
   PlatformNotice,
@@ -55,11 +56,37 @@ const IMPORT_WORDS: Readonly<Record<PlatformImport['state'], string>> = {
   failed: 'Stopped',
 };
 
+/** What started the last full read of the catalog. */
+const TRIGGER_WORDS: Readonly<Record<ImportTrigger, string>> = {
+  connection: 'read when the store was connected',
+  console: 'read again from this page',
+  schedule: 'read again on the schedule',
+};
+
+/** What the last full read repaired, in a sentence. */
+function repairWords(current: PlatformImport): string {
+  return [
+    current.removed
+      ? `${current.removed} ${current.removed === 1 ? 'product was' : 'products were'} no longer on the shop and left the catalog`
+      : '',
+    current.repaired
+      ? `${current.repaired} ${current.repaired === 1 ? 'product’s variants were' : 'products’ variants were'} brought in line with the shop’s`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('; ')
+    .concat('.');
+}
+
 /** What each topic is, in the merchant's words. */
 const TOPIC_WORDS: Readonly<Record<string, string>> = {
   'orders/paid': 'Order paid',
   'returns/requested': 'Return requested',
   'exchanges/created': 'Exchange',
+  'refunds/create': 'Refund',
+  'products/create': 'Product created',
+  'products/update': 'Product changed',
+  'products/delete': 'Product deleted',
   'app/uninstalled': 'App uninstalled',
   'customers/data_request': 'A customer asked for her data',
   'customers/redact': 'A customer asked to be erased',
@@ -108,11 +135,12 @@ ${page.retried === 'gone' ? html`<p class="warning" role="status" data-status="g
     connection
       ? html`<p>Connected to <strong class="shop">${connection.shop}</strong> since ${time(connection.connectedAt)}.</p>
   <p class="muted small">The platform delivers the shop’s orders, returns and exchanges to <code>${page.address}</code>; each one is
-  checked against the app’s signature, kept, and processed within seconds.</p>`
+  checked against the app’s signature, kept, and processed within seconds. So are changes to its products; the whole catalog is
+  also read again on a schedule, to repair anything a notification missed.</p>`
       : html`<p>This store is not connected to a shop. <a href="/console/stores/${store.id}#platform">Connect it on the store’s page</a>.</p>`
   }
 </section>
-${page.importing ? html`<p class="notice" role="status" data-status="importing">The shop’s catalog is being imported again.</p>` : ''}
+${page.importing && page.catalog.import?.state === 'running' ? html`<p class="notice" role="status" data-status="importing">The shop’s catalog is being read again.</p>` : ''}
 ${page.assign.result ? assignedNotice(page.assign.result) : ''}
 ${connection ? catalogSection(context, store, page.catalog) : ''}
 ${connection && (page.catalog.counts.needs_chart > 0 || page.assign.form) ? assignForm(context, store, page.assign) : ''}
@@ -187,7 +215,8 @@ function catalogSection(context: PageContext, store: Store, catalog: PlatformPag
   ${
     current === null
       ? html`<p class="muted">The shop’s catalog has not been imported yet.</p>`
-      : html`<p><strong>${IMPORT_WORDS[current.state]}</strong>: started ${time(current.startedAt)}${current.finishedAt ? html`, ended ${time(current.finishedAt)}` : ''}, ${String(current.pages)} ${current.pages === 1 ? 'page' : 'pages'} read.${current.error ? html` ${current.error}` : ''}</p>`
+      : html`<p data-pages="${String(current.pages)}" data-trigger="${current.trigger}"><strong>${IMPORT_WORDS[current.state]}</strong>: ${TRIGGER_WORDS[current.trigger]}, started ${time(current.startedAt)}${current.finishedAt ? html`, ended ${time(current.finishedAt)}` : ''}, ${String(current.pages)} ${current.pages === 1 ? 'page' : 'pages'} read.${current.error ? html` ${current.error}` : ''}</p>
+  ${current.removed || current.repaired ? html`<p data-removed="${String(current.removed)}" data-repaired="${String(current.repaired)}">${repairWords(current)}</p>` : ''}`
   }
   <p class="figures"><span data-count="products"><strong>${String(counts.products)}</strong> products</span>
   <span data-count="variants"><strong>${String(counts.variants)}</strong> variants</span>

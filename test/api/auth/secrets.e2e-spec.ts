@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { SESSION_COOKIE } from '../../../src/console-accounts/console-credentials.js';
 import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../../support/app.js';
 import { ConsoleClient, keyRows, newSecret, setCookies, signUp, transcript, uniqueEmail } from '../../support/console-client.js';
-import { type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { standinConfig, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
 
 /**
  * Secrets stay where they belong. A tour of every route family — merchants, keys, stores, the catalog,
@@ -112,17 +112,7 @@ describe('secrets', () => {
     t = await startApp({
       logLevel: 'debug',
       publicUrl: PUBLIC_URL,
-      platform: {
-        baseUrl: platform.baseUrl,
-        clientId: platform.clientId,
-        clientSecret: platform.clientSecret,
-        scopes: ['read_products', 'read_orders'],
-        timeoutMs: 2000,
-        jobPollSeconds: 1,
-        retryDelaySeconds: 1,
-        jobRetries: 1,
-        tokenKey,
-      },
+      platform: standinConfig(platform, { scopes: ['read_products', 'read_orders'], timeoutMs: 2000, tokenKey }),
     });
   });
 

@@ -8,7 +8,7 @@ import { bearer, OPERATOR_KEY, startApp, type TestApp } from '../../support/app.
 import { ConsoleClient, logIn, signUp } from '../../support/console-client.js';
 import { createTenant } from '../../support/fixtures.js';
 import { callback, startConnect } from '../../support/platform-console.js';
-import { notification, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { notification, standinConfig, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
 import { fillPath, type RegisteredRoute, registeredRoutes } from '../../support/route-table.js';
 import {
   ANSWERS,
@@ -213,17 +213,7 @@ describe('tenant isolation matrix', () => {
       rateLimitPerMinute: 0,
       rateLimitPerAddressPerMinute: 0,
       publicUrl: 'http://127.0.0.1:9',
-      platform: {
-        baseUrl: platform.baseUrl,
-        clientId: platform.clientId,
-        clientSecret: platform.clientSecret,
-        scopes: ['read_products'],
-        timeoutMs: 2000,
-        jobPollSeconds: 1,
-        retryDelaySeconds: 1,
-        jobRetries: 1,
-        tokenKey: randomBytes(32),
-      },
+      platform: standinConfig(platform, { scopes: ['read_products'], timeoutMs: 2000, tokenKey: randomBytes(32) }),
     });
     const routes = registeredRoutes(t.app);
     v1Routes = routes.filter((r) => r.path.startsWith('/v1/'));

@@ -22,7 +22,7 @@ import {
   tokenKeys,
   usePlatformConnection,
 } from '../../support/platform-console.js';
-import { closedPort, signCallback, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
+import { closedPort, signCallback, standinConfig, type StandinPlatform, startPlatform } from '../../support/platform-standin.js';
 
 /**
  * The console's platform connection (docs/decisions/005-seller-console.md, "Platform connection"): Shopify-style
@@ -157,17 +157,12 @@ describe('console: platform down', () => {
     port = await closedPort();
     t = await startApp({
       publicUrl: PUBLIC_URL,
-      platform: {
+      platform: standinConfig(platform, {
         baseUrl: `http://127.0.0.1:${port}/shops/{shop}`,
-        clientId: platform.clientId,
-        clientSecret: platform.clientSecret,
         scopes: SCOPES,
         timeoutMs: TIMEOUT_MS,
-        jobPollSeconds: 1,
-        retryDelaySeconds: 1,
-        jobRetries: 1,
         tokenKey,
-      },
+      }),
     });
   });
   afterAll(async () => {

@@ -31,7 +31,7 @@ import {
   utcDay,
 } from '../../support/metrics-fixtures.js';
 import { createShop } from '../../support/session-fixtures.js';
-import { notification, type StandinPlatform, standinProducts, startPlatform } from '../../support/platform-standin.js';
+import { notification, standinConfig, type StandinPlatform, standinProducts, startPlatform } from '../../support/platform-standin.js';
 import { DataSource } from 'typeorm';
 
 /**
@@ -72,17 +72,7 @@ suite('seller console in Chromium', () => {
     base = `http://127.0.0.1:${port}`;
     t = await startApp({
       publicUrl: base,
-      platform: {
-        baseUrl: platform.baseUrl,
-        clientId: platform.clientId,
-        clientSecret: platform.clientSecret,
-        scopes: ['read_products', 'read_orders'],
-        timeoutMs: 2000,
-        jobPollSeconds: 1,
-        retryDelaySeconds: 1,
-        jobRetries: 1,
-        tokenKey: randomBytes(32),
-      },
+      platform: standinConfig(platform, { scopes: ['read_products', 'read_orders'], timeoutMs: 2000, tokenKey: randomBytes(32) }),
     });
     await t.app.listen(port, '127.0.0.1');
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { bearer } from '../../support/app.js';
 import { findAll, textOf } from '../../support/console-client.js';
 import { db } from '../../support/console-fixtures.js';
-import { callback, type ConsoleSession, usePlatformConnection } from '../../support/platform-console.js';
+import { callback, type ConsoleSession, importFinished, usePlatformConnection } from '../../support/platform-console.js';
 import { notification, standinProducts } from '../../support/platform-standin.js';
 import { createProductType, createSizeChart } from '../../support/catalog-fixtures.js';
 import { createShop } from '../../support/session-fixtures.js';
@@ -14,25 +14,7 @@ describe('the import of a connected shop’s catalog', () => {
   const connection = usePlatformConnection();
   const t = () => connection.t;
 
-  const importOf = async (storeId: string) =>
-    (
-      (await db(t()).query(`SELECT state, pages, next_page, error FROM platform_imports WHERE store_id = $1`, [storeId])) as Array<{
-        state: string;
-        pages: number;
-        next_page: string | null;
-        error: string | null;
-      }>
-    )[0];
-
-  async function finished(storeId: string): Promise<NonNullable<Awaited<ReturnType<typeof importOf>>>> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const current = await importOf(storeId);
-      if (current && current.state !== 'running') return current;
-      if (Date.now() > deadline) throw new Error(`the import is still ${JSON.stringify(current)}`);
-      await sleep(200);
-    }
-  }
+  const finished = (storeId: string) => importFinished(t(), storeId);
 
   async function connectShop(session: ConsoleSession, storeId: string, domain: string): Promise<void> {
     const done = await callback(session, await connection.approved(session, storeId, domain));
