@@ -234,6 +234,47 @@ describe('a connected shop’s catalog kept in sync', () => {
     expect(await delivered(domain, tenant.storeId, 'orders/paid', order)).toBe('1 of 1 line recorded.');
   });
 
+  it('brings a product in line once when its notifications and a full read of the catalog race', async () => {
+    const { tenant, session, domain } = await connectedShop(standinProducts(4));
+    await assignDresses(tenant, session);
+    const product = await productOf(tenant, '1000');
+    const now = dress(
+      [
+        [100000, 'S'],
+        [100001, 'L'],
+        [100005, 'M'],
+        [100006, 'M'],
+      ],
+      new Date().toISOString(),
+    );
+    connection.platform.catalogs.set(domain, [now, ...standinProducts(4).slice(1)]);
+    await session.get(`/console/stores/${tenant.storeId}/platform`);
+    const sent = await Promise.all([
+      session.post(`/console/stores/${tenant.storeId}/platform/import`),
+      ...Array.from({ length: 6 }, () => {
+        const { headers, body } = notification(connection.platform, domain, 'products/update', now);
+        return api().post('/platform/webhooks').set(headers).send(body);
+      }),
+    ]);
+    expect(sent.map((answer) => answer.status)).toEqual([303, 200, 200, 200, 200, 200, 200]);
+    expect(await finished(tenant.storeId, 'console')).toMatchObject({ state: 'done' });
+    const deadline = Date.now() + 20_000;
+    while ((await db(t()).query(`SELECT 1 FROM platform_webhooks WHERE store_id = $1 AND state = 'queued'`, [tenant.storeId])).length) {
+      if (Date.now() > deadline) throw new Error('notifications still queued');
+      await sleep(100);
+    }
+    expect(await variantsOf(tenant, product!.id)).toEqual([
+      ['S', '100000'],
+      ['L', '100001'],
+      ['M', '100005'],
+      ['M', '100006'],
+    ]);
+    const outcomes = (await db(t()).query(`SELECT state FROM platform_webhooks WHERE store_id = $1 AND topic = 'products/update'`, [
+      tenant.storeId,
+    ])) as Array<{ state: string }>;
+    expect(outcomes.map((row) => row.state)).toEqual(Array(6).fill('processed'));
+  });
+
   it('repairs on the scheduled reconcile what notifications missed: products deleted while the service was away, sizes renamed', async () => {
     const { tenant, session, domain } = await connectedShop(standinProducts(5));
     await assignDresses(tenant, session); // 1000 and 1003
