@@ -90,6 +90,8 @@ describe('the import of a connected shop’s catalog', () => {
     const again = await session.post(`/console/stores/${tenant.storeId}/platform/import`);
     expect(again.headers.location).toBe(`/console/stores/${tenant.storeId}/platform?importing=1`);
     expect(await finished(tenant.storeId)).toMatchObject({ state: 'done', pages: 8 });
+    // The notice that the read started goes once it has ended, even on the address that asked for it.
+    expect(findAll((await session.get(again.headers.location)).text, 'p', { 'data-status': 'importing' })).toEqual([]);
     const [after] = await db(t()).query(`SELECT count(*)::int AS n FROM platform_products WHERE store_id = $1`, [tenant.storeId]);
     expect(after.n).toBe(2000);
   });

@@ -207,16 +207,23 @@ describe('platform notifications', () => {
     expect(row.outcome?.summary).toBe('1 of 3 lines recorded, 2 not recorded (see the lines).');
   });
 
-  it('keeps an unreadable order as failed, and acknowledges a topic it does not act on', async () => {
+  it('keeps an unreadable order as failed, and acknowledges a topic it does not act on, a refund saying why', async () => {
     const { shop, domain } = await connectedShop();
     expect((await deliver(domain, 'orders/paid', { id: '6001', line_items: 'none' })).status).toBe(200);
     expect((await deliver(domain, 'carts/update', { id: 'c1' })).status).toBe(200);
+    expect((await deliver(domain, 'refunds/create', { id: 'r1', order_id: '6001', refund_line_items: [] })).status).toBe(200);
     const rows = await processed(shop.storeId);
     expect(rows.map((row) => [row.topic, row.state])).toEqual([
       ['orders/paid', 'failed'],
       ['carts/update', 'ignored'],
+      ['refunds/create', 'ignored'],
     ]);
     expect(rows[0].outcome?.summary).toMatch(/could not be read: processed_at: not a timestamp/);
+    // A refund says money went back, not why: the return request it follows is what counts.
+    expect(rows[2].outcome?.summary).toBe(
+      'A refund says money went back, not why: a returned line counts from the shop’s return request, which says why.',
+    );
+    expect(rows[2].payload).toBeNull();
   });
 
   it('removes the connection and its token on uninstall, after which the shop’s notifications are only acknowledged', async () => {
