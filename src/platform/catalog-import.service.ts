@@ -190,7 +190,8 @@ export class CatalogImportService implements OnModuleInit {
       const page = new URL(`${platform.baseUrl.replace('{shop}', connection.shop)}/admin/api/${API_VERSION}/products.json`);
       page.searchParams.set('limit', String(PAGE_SIZE));
       if (current.nextPage !== null) page.searchParams.set('page_info', current.nextPage);
-      const listedAt = new Date();
+      // On the database's clock, as the tombstones it is compared with are.
+      const listedAt = await this.imports.clock();
       const { products, next } = await this.readPage(page, token, platform.timeoutMs);
       const { repaired } = await this.sync.apply(store, products, listedAt, async (manager, repaired) => {
         if (next !== null) await this.imports.advance(manager, storeId, next, repaired);

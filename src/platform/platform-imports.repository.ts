@@ -35,6 +35,12 @@ export class PlatformImportsRepository {
     return rows[0]?.state === 'running';
   }
 
+  /** The database's clock now. */
+  async clock(): Promise<Date> {
+    const [row] = (await this.imports.query(`SELECT clock_timestamp() AS now`)) as Array<{ now: Date }>;
+    return new Date(row.now);
+  }
+
   /** What is kept of the store's products among `platformIds`, tombstones included. */
   async kept(storeId: string, platformIds: readonly string[]): Promise<Map<string, KeptProduct>> {
     if (!platformIds.length) return new Map();

@@ -296,6 +296,11 @@ describe('a connected shop’s catalog kept in sync', () => {
     );
     connection.platform.catalogs.set(domain, catalog);
 
+    // A deletion the shop reported for a product it still lists: the full read, made after it, is what the shop has.
+    expect(await delivered(domain, tenant.storeId, 'products/delete', { id: 1002 })).toBe(
+      'Product 1002 was deleted on the shop; the catalog did not have it.',
+    );
+
     // What the schedule sends when it comes due.
     const jobs = t().app.get(JobQueue);
     await t()
