@@ -130,7 +130,7 @@ export class ProductsRepository {
     return findInStore(manager, Product, store, id, 'product', { lock: true });
   }
 
-  /** The store's product \`id\`, locked \`FOR UPDATE\` until the transaction ends; null when the store has none. */
+  /** The store's product `id`, locked `FOR UPDATE` until the transaction ends; null when the store has none. */
   lockIfPresent(manager: EntityManager, store: Store, id: string): Promise<Product | null> {
     return manager.findOne(Product, { where: { id, storeId: store.id }, lock: { mode: 'pessimistic_write' } });
   }
@@ -187,7 +187,7 @@ export class ProductsRepository {
    * updated, which keeps its own id. Reads in the caller's transaction; the unique constraint stays the backstop when
    * two requests race (`refusingDuplicates`).
    */
-  /** Whether a product (or variant) of the store, archived ones included, has the \`external_id\`. */
+  /** Whether a product (or variant) of the store, archived ones included, has the `external_id`. */
   externalIdTaken(manager: EntityManager, row: ExternalIdRow, store: Store, externalId: string): Promise<boolean> {
     const where = { storeId: store.id, externalId };
     return row === 'product' ? manager.existsBy(Product, where) : manager.existsBy(Variant, where);

@@ -236,11 +236,11 @@ export class ProductsService {
   }
 
   /**
-   * Brings the variants of the store's product \`productId\` in line with a platform's listing of it (a connected shop's
+   * Brings the variants of the store's product `productId` in line with a platform's listing of it (a connected shop's
    * product, docs/platform-sync.md), in one transaction, the product locked. Each listed variant whose size is a label
-   * of the product's chart (whatever its case) is the catalog variant whose \`external_id\` is the listed id: relabelled
-   * when the shop renamed its size; otherwise an active variant of that size without an \`external_id\` takes the id (a
-   * product made before the shop was connected), or a variant is created. The variants whose ids are in \`gone\` (listed
+   * of the product's chart (whatever its case) is the catalog variant whose `external_id` is the listed id: relabelled
+   * when the shop renamed its size; otherwise an active variant of that size without an `external_id` takes the id (a
+   * product made before the shop was connected), or a variant is created. The variants whose ids are in `gone` (listed
    * before, no longer) are removed, or archived when events refer to them. An id another product's variant holds is left
    * alone. An archived product, or one no longer in the store, is left as it is. Returns whether anything changed.
    */
@@ -304,7 +304,7 @@ export class ProductsService {
   }
 
   /**
-   * Removes the store's product \`productId\` as \`delete\` does, when it is still there and active (a connected shop's
+   * Removes the store's product `productId` as `delete` does, when it is still there and active (a connected shop's
    * product deleted on the shop). Returns whether it did.
    */
   async removeIfPresent(store: Store, productId: string): Promise<boolean> {

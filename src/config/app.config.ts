@@ -58,7 +58,7 @@ export interface PlatformConfig {
   readonly jobRetries: number;
   /**
    * When every connected shop's catalog is read again in full, to repair what notifications missed: a cron expression
-   * in UTC (\`PLATFORM_RECONCILE_CRON\`, default \`0 4 * * *\`, daily at 04:00).
+   * in UTC (`PLATFORM_RECONCILE_CRON`, default `0 4 * * *`, daily at 04:00).
    */
   readonly reconcileCron: string;
 }

@@ -25,11 +25,11 @@ interface QueueDefinition {
   /** How often an idle worker asks for work. */
   readonly pollingIntervalSeconds: number;
   /**
-   * A job of this queue sent on a cron expression (UTC) with \`data\`, by whichever instance's cron pass comes first; an
+   * A job of this queue sent on a cron expression (UTC) with `data`, by whichever instance's cron pass comes first; an
    * occurrence missed while no instance ran is sent once when one starts.
    */
   readonly schedule?: { readonly cron: string; readonly data: object };
-  /** \`lastAttempt\`: a failure now sends the job to the dead-letter queue. */
+  /** `lastAttempt`: a failure now sends the job to the dead-letter queue. */
   readonly handler: (data: unknown, attempt: { id: string; lastAttempt: boolean }) => Promise<void>;
 }
 
