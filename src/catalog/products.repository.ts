@@ -8,7 +8,7 @@ import type { Removal } from '../common/http/removal.js';
 import { removeOrArchive } from '../database/remove-or-archive.js';
 import { ProblemError } from '../common/problems/problem-error.js';
 import { prepared, run } from '../database/statements.js';
-import { findInStore, findReference, queryInStore } from '../common/tenancy/store-scope.js';
+import { findInStore, findInStoreIfPresent, findReference, idInStore, queryInStore } from '../common/tenancy/store-scope.js';
 import type { Store } from '../stores/store.entity.js';
 import { Product, ProductType, SizeChart, Variant } from './catalog.entities.js';
 import { duplicate, type ExternalIdRow } from './catalog-errors.js';
@@ -132,7 +132,7 @@ export class ProductsRepository {
 
   /** The store's product `id`, locked `FOR UPDATE` until the transaction ends; null when the store has none. */
   lockIfPresent(manager: EntityManager, store: Store, id: string): Promise<Product | null> {
-    return manager.findOne(Product, { where: { id, storeId: store.id }, lock: { mode: 'pessimistic_write' } });
+    return findInStoreIfPresent(manager, Product, store, id, { lock: true });
   }
 
   async update(manager: EntityManager, id: string, changes: Partial<Product>): Promise<void> {
@@ -181,18 +181,17 @@ export class ProductsRepository {
     return manager.existsBy(Product, { sizeChartId });
   }
 
+  /** Whether a product (or variant) of the store, archived ones included, has the `external_id`. */
+  async externalIdTaken(manager: EntityManager, row: ExternalIdRow, store: Store, externalId: string): Promise<boolean> {
+    return (await this.holderOf(manager, row, store, externalId)) !== null;
+  }
+
   /**
    * Refuses an external id that another product (variant) of the store already has, with a 409 `duplicate` whose
    * `existing_id` names that one, so an integrator retrying a create can carry on with it. `self` is the row being
    * updated, which keeps its own id. Reads in the caller's transaction; the unique constraint stays the backstop when
    * two requests race (`refusingDuplicates`).
    */
-  /** Whether a product (or variant) of the store, archived ones included, has the `external_id`. */
-  externalIdTaken(manager: EntityManager, row: ExternalIdRow, store: Store, externalId: string): Promise<boolean> {
-    const where = { storeId: store.id, externalId };
-    return row === 'product' ? manager.existsBy(Product, where) : manager.existsBy(Variant, where);
-  }
-
   async refuseTakenExternalId(
     manager: EntityManager,
     row: ExternalIdRow,
@@ -201,12 +200,13 @@ export class ProductsRepository {
     self?: string,
   ): Promise<void> {
     if (externalId === undefined || externalId === null) return;
-    const where = { storeId: store.id, externalId };
-    const existing =
-      row === 'product'
-        ? await manager.findOne(Product, { where, select: { id: true } })
-        : await manager.findOne(Variant, { where, select: { id: true } });
-    if (existing && existing.id !== self) throw duplicate(row, existing.id);
+    const existing = await this.holderOf(manager, row, store, externalId);
+    if (existing !== null && existing !== self) throw duplicate(row, existing);
+  }
+
+  /** The id of the store's product (variant), archived ones included, that has the `external_id`. */
+  private holderOf(manager: EntityManager, row: ExternalIdRow, store: Store, externalId: string): Promise<string | null> {
+    return row === 'product' ? idInStore(manager, Product, store, { externalId }) : idInStore(manager, Variant, store, { externalId });
   }
 
   /** A product named in a request body's `field` (locked `FOR KEY SHARE`; 400 on that field when missing). */

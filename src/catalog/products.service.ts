@@ -149,9 +149,7 @@ export class ProductsService {
   /** Archived when sessions or events refer to it (its history stays readable); otherwise deleted with its variants. */
   async delete(store: Store, id: string): Promise<Removal<ProductResponse>> {
     return this.transactions.run(async (manager) => {
-      const product = await this.products.lock(manager, store, id);
-      const referred = await this.references.isReferenced(manager, 'product', product.id);
-      return this.products.removeOrArchive(manager, product, referred, ProductResponse.from);
+      return this.removeLocked(manager, await this.products.lock(manager, store, id), ProductResponse.from);
     });
   }
 
@@ -311,10 +309,15 @@ export class ProductsService {
     return this.transactions.run(async (manager) => {
       const product = await this.products.lockIfPresent(manager, store, productId);
       if (product === null || product.archivedAt !== null) return false;
-      const referred = await this.references.isReferenced(manager, 'product', product.id);
-      await this.products.removeOrArchive(manager, product, referred, () => null);
+      await this.removeLocked(manager, product, () => null);
       return true;
     });
+  }
+
+  /** Deletes the product, locked by the caller, or archives it when sessions or events refer to it. */
+  private async removeLocked<T>(manager: EntityManager, product: Product, present: (product: Product) => T): Promise<Removal<T>> {
+    const referred = await this.references.isReferenced(manager, 'product', product.id);
+    return this.products.removeOrArchive(manager, product, referred, present);
   }
 
   /** A chart of the store that is not archived. */

@@ -1,4 +1,12 @@
-import { type EntityManager, type EntityTarget, type FindOptionsWhere, type ObjectLiteral, Raw, type SelectQueryBuilder } from 'typeorm';
+import {
+  type EntityManager,
+  type EntityTarget,
+  type FindOptionsSelect,
+  type FindOptionsWhere,
+  type ObjectLiteral,
+  Raw,
+  type SelectQueryBuilder,
+} from 'typeorm';
 import { isId } from '../http/ids.js';
 import { ProblemError } from '../problems/problem-error.js';
 
@@ -31,14 +39,38 @@ export async function findInStore<E extends StoreOwnedRow>(
   what: string,
   options: { lock?: boolean } = {},
 ): Promise<E> {
-  const row = isId(id)
-    ? await manager.findOne(entity, {
-        where: { id, storeId: inStore(store) } as FindOptionsWhere<E>,
-        ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-      })
-    : null;
+  const row = await findInStoreIfPresent(manager, entity, store, id, options);
   if (!row) throw ProblemError.notFound(what);
   return row;
+}
+
+/** As `findInStore`, for work whose row may be gone (a shop's notification): `null` instead of a 404. */
+export function findInStoreIfPresent<E extends StoreOwnedRow>(
+  manager: EntityManager,
+  entity: EntityTarget<E>,
+  store: StoreRef,
+  id: unknown,
+  options: { lock?: boolean } = {},
+): Promise<E | null> {
+  if (!isId(id)) return Promise.resolve(null);
+  return manager.findOne(entity, {
+    where: { id, storeId: inStore(store) } as FindOptionsWhere<E>,
+    ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+  });
+}
+
+/** The id of a row of the store matching `where` (a unique key other than the id, such as an `external_id`), or null. */
+export async function idInStore<E extends StoreOwnedRow>(
+  manager: EntityManager,
+  entity: EntityTarget<E>,
+  store: StoreRef,
+  where: FindOptionsWhere<E>,
+): Promise<string | null> {
+  const row = await manager.findOne(entity, {
+    where: { ...where, storeId: inStore(store) } as FindOptionsWhere<E>,
+    select: { id: true } as FindOptionsSelect<E>,
+  });
+  return row?.id ?? null;
 }
 
 /**
