@@ -128,6 +128,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ OPERATOR_BOOTSTRAP_KEY: key }).operatorBootstrapKey).toBe(key);
   });
 
+  it('hashes console passwords at scrypt cost 14 unless PASSWORD_HASH_COST says otherwise, from 10 to 16', () => {
+    expect(loadConfig({}).passwordHashCost).toBe(14);
+    expect(loadConfig({ PASSWORD_HASH_COST: '16' }).passwordHashCost).toBe(16);
+    expect(configError({ PASSWORD_HASH_COST: '9' }).message).toBe('PASSWORD_HASH_COST must be from 10 to 16, not 9');
+    expect(configError({ PASSWORD_HASH_COST: '17' }).message).toContain('PASSWORD_HASH_COST');
+    expect(configError({ PASSWORD_HASH_COST: 'high' }).message).toContain('whole number');
+  });
+
   it('makes the default PUBLIC_URL of an IPv6 HOST a valid address, and refuses a HOST no URL can hold', () => {
     expect(loadConfig({ HOST: '::1', PORT: '4111' }).publicUrl).toBe('http://[::1]:4111');
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '4111' }).publicUrl).toBe('http://localhost:4111');

@@ -35,6 +35,11 @@ export interface AppConfig {
   readonly shutdownGraceMs: number;
   /** Where browsers reach the service (no trailing slash): the console's OAuth redirect URI and cookie security. */
   readonly publicUrl: string;
+  /**
+   * scrypt's cost for console passwords, as log2 of N (r = 8, p = 5): 14 by default (16 MiB and tens of milliseconds
+   * per hash). Each hash records its own parameters, so raising it leaves existing passwords verifiable.
+   */
+  readonly passwordHashCost: number;
   /** The e-commerce platform the console connects stores to; `null` when not configured. */
   readonly platform: PlatformConfig | null;
 }
@@ -131,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     keepAliveTimeoutMs,
     shutdownGraceMs,
     publicUrl: parsePublicUrl(env.PUBLIC_URL, host, port),
+    passwordHashCost: parseRange('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, 14, 10, 16),
     platform: parsePlatform(env),
   };
 }
@@ -263,6 +269,12 @@ function parseCount(name: string, value: string | undefined, fallback: number): 
   if (raw === null) return fallback;
   if (!/^\d{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number, not "${raw}"`);
   return Number(raw);
+}
+
+function parseRange(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  const count = parseCount(name, value, fallback);
+  if (count < min || count > max) throw new ConfigError(`${name} must be from ${min} to ${max}, not ${count}`);
+  return count;
 }
 
 function assertPostgresUrl(value: string): void {

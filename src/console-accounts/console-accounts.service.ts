@@ -92,7 +92,7 @@ export class ConsoleAccountsService {
       return { ok: false, errors };
     }
 
-    const passwordHash = await hashPassword(form.password);
+    const passwordHash = await hashPassword(form.password, this.config.passwordHashCost);
     const created = await this.transactions.run(async (manager) => {
       // The key's row lock orders this sign-up with a revocation of the key: either the revocation sees the account
       // and removes it, or this sees the key revoked and creates nothing.
@@ -143,7 +143,7 @@ export class ConsoleAccountsService {
         break;
       }
     }
-    if (candidates.length === 0) await verifyPassword(password, await dummyPasswordHash());
+    if (candidates.length === 0) await verifyPassword(password, await dummyPasswordHash(this.config.passwordHashCost));
     if (accountId === null) {
       await this.throttle.failed(attempt);
       return { ok: false, reason: 'invalid_credentials' };
@@ -188,7 +188,7 @@ export class ConsoleAccountsService {
     await this.throttle.succeeded(attempt);
     const errors = passwordErrors(next, identity.email);
     if (errors.length) return { ok: false, errors: errors.map((error) => ({ ...error, field: 'new_password' })) };
-    const passwordHash = await hashPassword(next);
+    const passwordHash = await hashPassword(next, this.config.passwordHashCost);
     const token = await this.transactions.run(async (manager) => {
       await this.accounts.setPasswordHash(manager, identity.accountId, passwordHash);
       await this.accounts.deleteSessionsOf(manager, identity.accountId);

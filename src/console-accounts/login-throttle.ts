@@ -73,9 +73,17 @@ export class LoginThrottle {
     const { consumedPoints: count } = await this.attemptsByEmail.penalty(key, 1);
     if (count > FAILURES_PER_EMAIL) {
       const busy = await rejection(this.inFlightByEmail.consume(key));
-      if (busy) {
-        await Promise.all([this.attemptsByEmail.reward(key, 1), this.byAddress.reward(address, 1)]);
-        return tooSoon(busy.msBeforeNext);
+      // Holding the email now: a failure that ended while this attempt was on its way (after the check above) has
+      // made it wait since, and a failure makes the email wait before it lets the next attempt hold it.
+      const delay = busy ? null : await this.delayByEmail.get(key);
+      const refusal = busy ?? (delay && delay.consumedPoints > 1 ? delay : null);
+      if (refusal) {
+        await Promise.all([
+          this.attemptsByEmail.reward(key, 1),
+          this.byAddress.reward(address, 1),
+          ...(busy ? [] : [this.inFlightByEmail.delete(key)]),
+        ]);
+        return tooSoon(refusal.msBeforeNext);
       }
     }
     return { ok: true, email, address, count };
@@ -87,7 +95,8 @@ export class LoginThrottle {
     const key = emailKey(attempt.email);
     const delay = emailDelaySeconds(attempt.count);
     if (delay > 0) await this.delayByEmail.block(key, delay);
-    await this.inFlightByEmail.delete(key);
+    // only the attempt that holds the email lets go of it: one of the first five ending must not let a second in
+    if (attempt.count > FAILURES_PER_EMAIL) await this.inFlightByEmail.delete(key);
   }
 
   /** The attempt was right: the address gets its place back, and the email starts afresh. */

@@ -22,6 +22,9 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       DATA_DIR: 'memory://',
       OPERATOR_BOOTSTRAP_KEY: OPERATOR_KEY,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      // Console passwords hashed at scrypt's lowest cost the service takes: hundreds of sign-ups and sign-ins run here,
+      // and the cost changes nothing else (the default's hash is checked in passwords.spec.ts and app.config.spec.ts).
+      PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST ?? '10',
     }),
     ...overrides,
   };

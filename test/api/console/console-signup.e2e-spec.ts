@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { generateSecret, MERCHANT_KEY_PREFIX } from '../../../src/common/crypto/key-secret.js';
-import { bearer, OPERATOR_KEY, useApp } from '../../support/app.js';
+import { bearer, OPERATOR_KEY, testConfig, useApp } from '../../support/app.js';
 import {
   auditConsoleAnswers,
   ConsoleClient,
@@ -92,16 +92,18 @@ describe('seller console', () => {
       // the key is referred to by its id, the way every key is named in the API, never by its secret
       expect(rows[0].api_key_id).toBe(tenant.admin.id);
 
-      // scrypt$N$r$p$salt$hash with N = 2^14, r = 8, p = 5, and the hash is scrypt of the password under that salt
+      // scrypt$N$r$p$salt$hash with N = 2^PASSWORD_HASH_COST (14 unless set; the tests' apps take the lowest, 10),
+      // r = 8, p = 5, and the hash is scrypt of the password under that salt
+      const N = 2 ** testConfig().passwordHashCost;
       const parts = row.password_hash.split('$');
-      expect(parts.slice(0, 4)).toEqual(['scrypt', '16384', '8', '5']);
+      expect(parts.slice(0, 4)).toEqual(['scrypt', String(N), '8', '5']);
       expect(parts).toHaveLength(6);
       const decode = (text: string) =>
         /^[0-9a-f]+$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
       const [salt, hash] = [decode(parts[4]), decode(parts[5])];
       expect(salt.length).toBeGreaterThanOrEqual(16);
       expect(hash.length).toBeGreaterThanOrEqual(32);
-      const derived = scryptSync(password.normalize('NFC'), salt, hash.length, { N: 16384, r: 8, p: 5, maxmem: 64 * 1024 * 1024 });
+      const derived = scryptSync(password.normalize('NFC'), salt, hash.length, { N, r: 8, p: 5, maxmem: 64 * 1024 * 1024 });
       expect(derived.equals(hash)).toBe(true);
 
       expectNeverShown(client, password, tenant.admin.secret);
