@@ -63,8 +63,8 @@ export class LoginThrottle {
   async attempt(email: string | null, address: string): Promise<Attempt | TooSoon> {
     const key = email === null ? null : emailKey(email);
     if (key !== null) {
-      const delay = await this.delayByEmail.get(key);
-      if (delay && delay.consumedPoints > 1) return tooSoon(delay.msBeforeNext);
+      const waiting = await this.waitFor(key);
+      if (waiting) return tooSoon(waiting.msBeforeNext);
     }
     const refused = await rejection(this.byAddress.consume(address));
     if (refused) return tooSoon(refused.msBeforeNext);
@@ -75,8 +75,7 @@ export class LoginThrottle {
       const busy = await rejection(this.inFlightByEmail.consume(key));
       // Holding the email now: a failure that ended while this attempt was on its way (after the check above) has
       // made it wait since, and a failure makes the email wait before it lets the next attempt hold it.
-      const delay = busy ? null : await this.delayByEmail.get(key);
-      const refusal = busy ?? (delay && delay.consumedPoints > 1 ? delay : null);
+      const refusal = busy ?? (await this.waitFor(key));
       if (refusal) {
         await Promise.all([
           this.attemptsByEmail.reward(key, 1),
@@ -97,6 +96,12 @@ export class LoginThrottle {
     if (delay > 0) await this.delayByEmail.block(key, delay);
     // only the attempt that holds the email lets go of it: one of the first five ending must not let a second in
     if (attempt.count > FAILURES_PER_EMAIL) await this.inFlightByEmail.delete(key);
+  }
+
+  /** The wait a failure set on the email and that has not passed, or null. */
+  private async waitFor(key: string): Promise<RateLimiterRes | null> {
+    const delay = await this.delayByEmail.get(key);
+    return delay && delay.consumedPoints > 1 ? delay : null;
   }
 
   /** The attempt was right: the address gets its place back, and the email starts afresh. */
